@@ -1,0 +1,42 @@
+// What the proxy pipeline needs from admission control: a slot per attempt, released when the
+// attempt (including a streamed body) ends. Typed errors carry a stable code.
+import type { AdmissionView } from '../../../shared/model';
+import type { UpstreamFailure, AttemptVerdict } from '../resilience/port';
+import type { Target } from '../routing/target';
+
+export interface AdmissionLease {
+  /** Time spent waiting before dispatch. */
+  queuedMs: number;
+  /** Aborted when the execution budget (executionMaxWaitMs) runs out. */
+  signal: AbortSignal;
+  release(): void;
+}
+
+export type AdmissionCode =
+  | 'RATE_LIMIT_QUEUE_FULL'
+  | 'RATE_LIMIT_QUEUE_TIMEOUT'
+  | 'RATE_LIMIT_EXECUTION_TIMEOUT'
+  | 'SEMAPHORE_TIMEOUT'
+  | 'SEMAPHORE_QUEUE_FULL';
+
+export class AdmissionError extends Error {
+  constructor(
+    readonly code: AdmissionCode,
+    readonly status: number,
+    message: string,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+    this.name = 'AdmissionError';
+  }
+}
+
+export interface AdmissionPort {
+  /** Waits for a slot for this target. Rejects with AdmissionError, or the signal's reason on abort. */
+  acquire(target: Target, signal: AbortSignal): Promise<AdmissionLease>;
+  /** Sees each upstream outcome (retry hints pause or space the queue). */
+  observe(target: Target, failure: UpstreamFailure | null, verdict: AttemptVerdict | null): void;
+  views(): AdmissionView[];
+  onChange(fn: () => void): () => void;
+  close(): Promise<void>;
+}

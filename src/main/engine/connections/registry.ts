@@ -1,0 +1,276 @@
+// In-memory registry of provider connections, written through to provider_connections. The proxy
+// reads it on the hot path (no database read per request); configuration changes and health
+// changes go through here so the store, the memory and the push events stay in step.
+import { randomUUID } from 'node:crypto';
+import type { ConnectionCreateInput, ConnectionUpdateInput } from '../../../shared/contract';
+import {
+  KIND_INFO,
+  type ConnectionKind,
+  type ConnectionView,
+  type ProviderSpecificData,
+} from '../../../shared/model';
+import { ApiError, badInput, notFound } from '../errors';
+import type { Clock } from '../clock';
+import type { SecretRedactor } from '../logger';
+import { maskSecret, type SecretBox } from '../secrets/secretBox';
+import { emptyHealth, type ConnectionRecord, type ConnectionsRepo } from '../store/connectionsRepo';
+
+export type { ConnectionRecord } from '../store/connectionsRepo';
+
+type Listener = (kind: 'config' | 'health', ids: string[]) => void;
+
+export class ConnectionRegistry {
+  private byId = new Map<string, ConnectionRecord>();
+  /** Sorted by priority, then creation time. Replaced (not mutated) on config change. */
+  private ordered: ConnectionRecord[] = [];
+  private readonly secrets = new Map<string, string | null>();
+  private readonly listeners = new Set<Listener>();
+
+  constructor(
+    private readonly repo: ConnectionsRepo,
+    private readonly box: SecretBox,
+    private readonly redactor: SecretRedactor,
+    private readonly clock: Clock,
+  ) {
+    for (const c of repo.all()) this.byId.set(c.id, c);
+    this.reorder();
+    for (const c of this.ordered) this.secretOf(c);
+  }
+
+  onChange(fn: Listener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private notify(kind: 'config' | 'health', ids: string[]) {
+    for (const fn of [...this.listeners]) fn(kind, ids);
+  }
+
+  private reorder() {
+    this.ordered = [...this.byId.values()].sort((a, b) => a.priority - b.priority || a.createdAt - b.createdAt);
+  }
+
+  /** All connections in routing order (priority, then age). */
+  all(): readonly ConnectionRecord[] {
+    return this.ordered;
+  }
+
+  get(id: string): ConnectionRecord | undefined {
+    return this.byId.get(id);
+  }
+
+  require(id: string): ConnectionRecord {
+    const c = this.byId.get(id);
+    if (!c) throw notFound('connection', id);
+    return c;
+  }
+
+  /** The decrypted secret, cached; null when none is set or it cannot be decrypted here. */
+  secretOf(c: ConnectionRecord): string | null {
+    if (this.secrets.has(c.id)) return this.secrets.get(c.id) ?? null;
+    const plain = c.secretEnc ? this.box.decrypt(c.secretEnc) : null;
+    this.redactor.register(plain);
+    this.secrets.set(c.id, plain);
+    return plain;
+  }
+
+  /** True when a secret is stored but cannot be decrypted with this machine's key. */
+  secretUnreadable(c: ConnectionRecord): boolean {
+    return c.secretEnc !== null && this.secretOf(c) === null;
+  }
+
+  create(input: ConnectionCreateInput): ConnectionRecord {
+    const now = this.clock.now();
+    const info = KIND_INFO[input.kind];
+    const provider = input.provider ?? info.defaultProvider;
+    if (!provider) throw badInput('provider', `provider is required for ${info.label} (a short id such as "glm")`);
+    const baseUrl = normalizeBaseUrl(input.baseUrl ?? info.defaultBaseUrl);
+    if (!baseUrl) throw badInput('baseUrl', `baseUrl is required for ${info.label}`);
+    const secret = input.secret ?? null;
+    if (info.secretRequired && !secret) throw badInput('secret', `an API key is required for ${info.label}`);
+    const rec: ConnectionRecord = {
+      id: randomUUID(),
+      name: input.name,
+      kind: input.kind,
+      protocol: info.protocol,
+      provider,
+      authClass: input.authClass ?? info.defaultAuthClass,
+      baseUrl,
+      priority: input.priority ?? 1,
+      enabled: input.enabled ?? true,
+      models: dedupe(input.models ?? []),
+      passthroughModels: input.passthroughModels ?? true,
+      maxConcurrent: input.maxConcurrent ?? null,
+      rateLimitOverrides: input.rateLimitOverrides ?? {},
+      rateLimitProtection: input.rateLimitProtection ?? false,
+      disableCooling: input.disableCooling ?? false,
+      providerSpecificData: (input.providerSpecificData ?? {}) as ProviderSpecificData,
+      timeouts: input.timeouts ?? {},
+      secretEnc: secret ? this.box.encrypt(secret) : null,
+      secretMasked: secret ? maskSecret(secret) : null,
+      health: emptyHealth(),
+      createdAt: now,
+      updatedAt: now,
+    };
+    checkPassthrough(rec);
+    this.repo.insert(rec);
+    this.secrets.set(rec.id, secret);
+    this.redactor.register(secret);
+    this.byId.set(rec.id, rec);
+    this.reorder();
+    this.notify('config', [rec.id]);
+    return rec;
+  }
+
+  /**
+   * Applies an update. `replace` (PUT) resets omitted optional fields to their defaults, except the
+   * secret (kept unless given) and rateLimitProtection (never changed here, R-RQ-29).
+   */
+  update(id: string, patch: ConnectionUpdateInput, replace: boolean): ConnectionRecord {
+    const cur = this.require(id);
+    const next: ConnectionRecord = { ...cur, health: cur.health };
+    const kind: ConnectionKind = patch.kind ?? cur.kind;
+    const info = KIND_INFO[kind];
+    if (replace) {
+      if (patch.name === undefined) throw badInput('name', 'name is required');
+      if (patch.kind === undefined) throw badInput('kind', 'kind is required');
+    }
+    next.kind = kind;
+    next.protocol = info.protocol;
+    if (patch.name !== undefined) next.name = patch.name;
+    const pick = <T>(v: T | undefined, keep: T, def: T): T => (v !== undefined ? v : replace ? def : keep);
+    next.provider = pick(patch.provider, cur.provider, info.defaultProvider ?? cur.provider);
+    next.authClass = pick(patch.authClass, cur.authClass, info.defaultAuthClass);
+    const base = pick(patch.baseUrl, cur.baseUrl, info.defaultBaseUrl ?? cur.baseUrl);
+    const normalized = normalizeBaseUrl(base);
+    if (!normalized) throw badInput('baseUrl', `baseUrl is required for ${info.label}`);
+    next.baseUrl = normalized;
+    next.priority = pick(patch.priority, cur.priority, 1);
+    next.enabled = pick(patch.enabled, cur.enabled, true);
+    next.models = dedupe(pick(patch.models, cur.models, []));
+    next.passthroughModels = pick(patch.passthroughModels, cur.passthroughModels, true);
+    next.maxConcurrent = pick(patch.maxConcurrent, cur.maxConcurrent, null);
+    next.rateLimitOverrides = pick(patch.rateLimitOverrides, cur.rateLimitOverrides, {});
+    next.disableCooling = pick(patch.disableCooling, cur.disableCooling, false);
+    next.providerSpecificData = pick(
+      patch.providerSpecificData as ProviderSpecificData | undefined,
+      cur.providerSpecificData,
+      {},
+    );
+    next.timeouts = pick(patch.timeouts, cur.timeouts, {});
+    let secretChanged = false;
+    if (patch.secret !== undefined) {
+      secretChanged = true;
+      this.redactor.forget(this.secrets.get(id) ?? null);
+      next.secretEnc = patch.secret ? this.box.encrypt(patch.secret) : null;
+      next.secretMasked = patch.secret ? maskSecret(patch.secret) : null;
+    }
+    if (info.secretRequired && !next.secretEnc) throw badInput('secret', `an API key is required for ${info.label}`);
+    checkPassthrough(next);
+    next.updatedAt = this.clock.now();
+    // Credentials or endpoint changed: a terminal state no longer describes this connection.
+    if (secretChanged || next.baseUrl !== cur.baseUrl || next.authClass !== cur.authClass) {
+      next.health = emptyHealth();
+    }
+    this.repo.saveConfig(next);
+    if (next.health !== cur.health) this.repo.saveHealth(next);
+    if (secretChanged) {
+      this.secrets.set(id, patch.secret ?? null);
+      this.redactor.register(patch.secret ?? null);
+    }
+    this.byId.set(id, next);
+    this.reorder();
+    this.notify('config', [id]);
+    return next;
+  }
+
+  /** Sets explicit rate-limit protection (POST /api/rate-limits is the only write path). */
+  setRateLimitProtection(id: string, enabled: boolean): ConnectionRecord {
+    const cur = this.require(id);
+    const next = { ...cur, rateLimitProtection: enabled, updatedAt: this.clock.now() };
+    this.repo.saveConfig(next);
+    this.byId.set(id, next);
+    this.reorder();
+    this.notify('config', [id]);
+    return next;
+  }
+
+  delete(id: string): boolean {
+    const cur = this.byId.get(id);
+    if (!cur) return false;
+    this.repo.delete(id);
+    this.redactor.forget(this.secrets.get(id) ?? null);
+    this.secrets.delete(id);
+    this.byId.delete(id);
+    this.reorder();
+    this.notify('config', [id]);
+    return true;
+  }
+
+  /** Persists health fields after the resilience layer changed them in place. */
+  saveHealth(ids: string[]): void {
+    const recs = ids.map((id) => this.byId.get(id)).filter((c): c is ConnectionRecord => !!c);
+    if (recs.length === 0) return;
+    if (recs.length === 1) this.repo.saveHealth(recs[0]!);
+    else this.repo.saveHealthMany(recs);
+    this.notify('health', recs.map((r) => r.id));
+  }
+
+  view(c: ConnectionRecord): ConnectionView {
+    return {
+      id: c.id,
+      name: c.name,
+      kind: c.kind,
+      protocol: c.protocol,
+      provider: c.provider,
+      authClass: c.authClass,
+      baseUrl: c.baseUrl,
+      priority: c.priority,
+      enabled: c.enabled,
+      models: [...c.models],
+      passthroughModels: c.passthroughModels,
+      maxConcurrent: c.maxConcurrent,
+      rateLimitOverrides: structuredClone(c.rateLimitOverrides),
+      rateLimitProtection: c.rateLimitProtection,
+      disableCooling: c.disableCooling,
+      providerSpecificData: structuredClone(c.providerSpecificData),
+      timeouts: { ...c.timeouts },
+      secret: { set: c.secretEnc !== null, masked: c.secretMasked },
+      health: {
+        testStatus: c.health.testStatus,
+        rateLimitedUntil: c.health.rateLimitedUntil,
+        backoffLevel: c.health.backoffLevel,
+        lastError: c.health.lastError,
+        lastErrorType: c.health.lastErrorType,
+        errorCode: c.health.errorCode,
+        lastErrorAt: c.health.lastErrorAt,
+        lastUsedAt: c.health.lastUsedAt,
+      },
+      createdAt: c.createdAt,
+      updatedAt: c.updatedAt,
+    };
+  }
+}
+
+function dedupe(xs: string[]): string[] {
+  return [...new Set(xs.map((x) => x.trim()).filter(Boolean))];
+}
+
+function checkPassthrough(c: ConnectionRecord) {
+  if (!c.passthroughModels && c.models.length === 0) {
+    throw badInput('models', 'list at least one model, or let the connection accept any model (passthrough)');
+  }
+}
+
+/** Trims a trailing slash so paths can be appended; null for an empty value. */
+export function normalizeBaseUrl(u: string | null | undefined): string | null {
+  if (!u) return null;
+  try {
+    const url = new URL(u);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ApiError(400, 'invalid_input', 'baseUrl must be http(s)', 'baseUrl');
+    return url.toString().replace(/\/+$/, '');
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    throw badInput('baseUrl', 'baseUrl must be an http:// or https:// URL');
+  }
+}

@@ -1,0 +1,258 @@
+// The engine's composition: store, settings, connections, keys, resilience, admission, proxy,
+// request log and the management service, wired once. Both shells call createEngine(); the
+// engine never imports electron.
+import { join } from 'node:path';
+import type { EventName } from '../../shared/contract';
+import { APP_VERSION } from '../../shared/version';
+import { directAdmission } from './admission/direct';
+import type { AdmissionPort } from './admission/port';
+import { ClientKeyService } from './auth/clientKeys';
+import { ManagementToken } from './auth/managementToken';
+import { systemClock, type Clock } from './clock';
+import { ConnectionRegistry } from './connections/registry';
+import { CoalescedTopic, EventBus } from './events';
+import { createLogger, SecretRedactor, stderrSink, type LogLevel, type LogSink, type Logger } from './logger';
+import { RequestLog } from './logs/requestLog';
+import { ConnectionTester } from './management/connectionTester';
+import { createManagementService } from './management/service';
+import { ProxyServer } from './proxy/server';
+import type { Resilience } from './resilience/port';
+import { statelessResilience } from './resilience/stateless';
+import { TargetSelector } from './routing/selector';
+import { SecretBox, type KeyProvider } from './secrets/secretBox';
+import type { Env } from './settings/resolve';
+import { SettingsService } from './settings/settingsService';
+import { BreakersRepo } from './store/breakersRepo';
+import { ClientKeysRepo } from './store/clientKeysRepo';
+import { ConnectionsRepo } from './store/connectionsRepo';
+import { openStore, type Db } from './store/db';
+import { KeyValueRepo } from './store/keyValueRepo';
+import { LogsRepo } from './store/logsRepo';
+import { UpstreamClient } from './upstream/client';
+import type { Random } from './random';
+import { systemRandom } from './random';
+
+export interface EngineContext {
+  db: Db;
+  clock: Clock;
+  random: Random;
+  env: Env;
+  log: Logger;
+  bus: EventBus;
+  settings: SettingsService;
+  registry: ConnectionRegistry;
+  breakersRepo: BreakersRepo;
+}
+
+export interface EngineOptions {
+  dataDir: string;
+  shell: 'desktop' | 'headless';
+  keyProvider: KeyProvider;
+  env?: Env;
+  clock?: Clock;
+  random?: Random;
+  logSinks?: LogSink[];
+  logLevel?: LogLevel;
+  /** better_sqlite3.node for another ABI (the desktop's Electron build). */
+  nativeBinding?: string;
+  /** Proxy port from the command line; beats the setting for this run. */
+  proxyPort?: number;
+  /** Where the management API is reachable over HTTP (headless), for the UI. */
+  managementUrl?: () => string | null;
+  /** Factories for the layers that have more than one implementation. */
+  resilience?: (ctx: EngineContext) => Resilience;
+  admission?: (ctx: EngineContext & { resilience: Resilience }) => AdmissionPort;
+}
+
+export type Engine = Awaited<ReturnType<typeof createEngine>>;
+
+export async function createEngine(o: EngineOptions) {
+  const clock = o.clock ?? systemClock;
+  const random = o.random ?? systemRandom;
+  const env = o.env ?? process.env;
+  const redactor = new SecretRedactor();
+  const log = createLogger({
+    sinks: o.logSinks ?? [stderrSink],
+    level: o.logLevel ?? 'info',
+    redactor,
+    now: () => clock.now(),
+  });
+  const startedAt = clock.now();
+  const db = openStore({ path: join(o.dataDir, 'switchyard.db'), nativeBinding: o.nativeBinding, now: () => clock.now() });
+  const box = new SecretBox(o.keyProvider);
+  const token = ManagementToken.loadOrCreate(o.dataDir);
+  const bus = new EventBus();
+
+  const settings = new SettingsService(new KeyValueRepo(db, () => clock.now()), env, log.child('settings'));
+  const registry = new ConnectionRegistry(new ConnectionsRepo(db), box, redactor, clock);
+  const clientKeys = new ClientKeyService(new ClientKeysRepo(db), box, redactor, clock);
+  clientKeys.ensureDefault();
+  const breakersRepo = new BreakersRepo(db, () => clock.now());
+
+  const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo };
+  const resilience = (o.resilience ?? ((c) => statelessResilience(c.registry)))(ctx);
+  const admission = (o.admission ?? ((c) => directAdmission(c.registry)))({ ...ctx, resilience });
+
+  const upstream = new UpstreamClient();
+  const requestLog = new RequestLog(new LogsRepo(db), clock, bus, log.child('requestLog'), () => ({
+    retentionDays: settings.values['logs.retentionDays'],
+    maxRows: settings.values['logs.maxRows'],
+  }));
+
+  const proxy = new ProxyServer({
+    registry,
+    settings,
+    resilience,
+    admission,
+    upstream,
+    selector: new TargetSelector(),
+    requestLog,
+    clock,
+    log: log.child('proxy'),
+    clientKeys,
+    startedAt,
+  });
+  let proxyError: string | null = null;
+
+  const management = createManagementService({
+    version: APP_VERSION,
+    shell: o.shell,
+    dataDir: o.dataDir,
+    startedAt,
+    clock,
+    registry,
+    settings,
+    resilience,
+    admission,
+    clientKeys,
+    requestLog,
+    token,
+    tester: new ConnectionTester(registry, upstream, clock),
+    proxy: () => ({ port: proxy.port, error: proxyError }),
+    managementUrl: o.managementUrl ?? (() => null),
+  });
+
+  // Push events: bursts of changes become one push per topic per interval.
+  const topics = {
+    connections: new CoalescedTopic(bus, clock, 'connections', () => registry.all().map((c) => registry.view(c)), 50),
+    resilience: new CoalescedTopic(
+      bus,
+      clock,
+      'resilience',
+      () => {
+        const now = clock.now();
+        return {
+          now,
+          breakers: resilience.breakers(now),
+          cooldowns: resilience.cooldowns(now),
+          lockouts: resilience.lockouts(now),
+        };
+      },
+      100,
+    ),
+    admission: new CoalescedTopic(bus, clock, 'admission', () => admission.views(), 250),
+    health: new CoalescedTopic(bus, clock, 'health', () => management.health(), 250),
+  };
+  registry.onChange((kind) => {
+    topics.connections.touch();
+    topics.resilience.touch();
+    topics.health.touch();
+    if (kind === 'config') topics.admission.touch();
+  });
+  resilience.onChange(() => {
+    topics.resilience.touch();
+    topics.health.touch();
+    topics.connections.touch();
+  });
+  admission.onChange(() => topics.admission.touch());
+  settings.onChange((changed) => {
+    bus.emit('settings', settings.view());
+    topics.resilience.touch();
+    topics.admission.touch();
+    if (changed.includes('proxy.port') && o.proxyPort === undefined) void rebindProxy(settings.values['proxy.port']);
+  });
+
+  async function rebindProxy(port: number): Promise<void> {
+    try {
+      await proxy.close();
+      await proxy.listen(port);
+      proxyError = null;
+      log.info('proxy.listening', { port: proxy.port });
+    } catch (err) {
+      proxyError = `port ${port}: ${(err as Error).message}`;
+      log.error('proxy.listenFailed', { port, err });
+    }
+    topics.health.touch();
+  }
+
+  let started = false;
+  const engine = {
+    version: APP_VERSION,
+    dataDir: o.dataDir,
+    clock,
+    log,
+    bus,
+    db,
+    token,
+    settings,
+    registry,
+    clientKeys,
+    resilience,
+    admission,
+    requestLog,
+    handlers: management as import('../../shared/contract').Handlers,
+    health: management.health,
+    appInfo: management.appInfo,
+    get proxyPort(): number | null {
+      return proxy.port;
+    },
+    get proxyError(): string | null {
+      return proxyError;
+    },
+    /** Snapshot payloads for a new subscriber (SSE connect, window load). */
+    initialEvents(): { name: EventName; payload: unknown }[] {
+      const now = clock.now();
+      return [
+        { name: 'connections', payload: registry.all().map((c) => registry.view(c)) },
+        {
+          name: 'resilience',
+          payload: {
+            now,
+            breakers: resilience.breakers(now),
+            cooldowns: resilience.cooldowns(now),
+            lockouts: resilience.lockouts(now),
+          },
+        },
+        { name: 'admission', payload: admission.views() },
+        { name: 'settings', payload: settings.view() },
+        { name: 'health', payload: management.health() },
+      ];
+    },
+    async start(): Promise<{ proxyPort: number | null; error: string | null }> {
+      if (started) return { proxyPort: proxy.port, error: proxyError };
+      started = true;
+      const port = o.proxyPort ?? settings.values['proxy.port'];
+      try {
+        await proxy.listen(port);
+        log.info('proxy.listening', { port: proxy.port });
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        proxyError =
+          code === 'EADDRINUSE'
+            ? `port ${port} is already in use; pick another proxy port in Settings`
+            : `could not listen on port ${port}: ${(err as Error).message}`;
+        log.error('proxy.listenFailed', { port, err });
+      }
+      return { proxyPort: proxy.port, error: proxyError };
+    },
+    async stop(): Promise<void> {
+      for (const t of Object.values(topics)) t.dispose();
+      await proxy.close();
+      await admission.close();
+      await upstream.close();
+      requestLog.close();
+      db.close();
+    },
+  };
+  return engine;
+}

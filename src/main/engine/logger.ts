@@ -1,0 +1,92 @@
+// Structured logger with secret redaction. Every secret the engine decrypts or creates is
+// registered here, and every line is scrubbed of registered secrets and of credential-looking
+// header values before it is written, so no provider key or token reaches a log line.
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface LogSink {
+  write(line: string): void;
+}
+
+export interface Logger {
+  debug(event: string, fields?: Record<string, unknown>): void;
+  info(event: string, fields?: Record<string, unknown>): void;
+  warn(event: string, fields?: Record<string, unknown>): void;
+  error(event: string, fields?: Record<string, unknown>): void;
+  child(scope: string): Logger;
+}
+
+const SENSITIVE_KEYS = /^(authorization|x-api-key|api[-_]?key|secret|token|password|cookie|set-cookie|access[-_]?token|refresh[-_]?token|key)$/i;
+
+export class SecretRedactor {
+  private readonly secrets = new Set<string>();
+
+  register(secret: string | null | undefined): void {
+    if (secret && secret.length >= 6) this.secrets.add(secret);
+  }
+
+  forget(secret: string | null | undefined): void {
+    if (secret) this.secrets.delete(secret);
+  }
+
+  scrub(text: string): string {
+    let out = text;
+    for (const s of this.secrets) {
+      if (out.includes(s)) out = out.split(s).join('[redacted]');
+    }
+    // Bearer tokens and sk-style keys that were never registered (e.g. a client's wrong key).
+    out = out.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g, '$1[redacted]');
+    out = out.replace(/\b(sk|sym|rk)-[A-Za-z0-9_-]{8,}/g, '$1-[redacted]');
+    return out;
+  }
+}
+
+function safeFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (SENSITIVE_KEYS.test(k)) out[k] = '[redacted]';
+    else if (v instanceof Error) out[k] = { name: v.name, message: v.message, code: (v as { code?: unknown }).code };
+    else if (v && typeof v === 'object' && !Array.isArray(v)) out[k] = safeFields(v as Record<string, unknown>);
+    else out[k] = v;
+  }
+  return out;
+}
+
+export function createLogger(opts: {
+  sinks: LogSink[];
+  level?: LogLevel;
+  redactor: SecretRedactor;
+  now: () => number;
+  scope?: string;
+}): Logger {
+  const min = LEVELS[opts.level ?? 'info'];
+  const now = opts.now;
+  const make = (scope: string | undefined): Logger => {
+    const log = (level: LogLevel, event: string, fields?: Record<string, unknown>) => {
+      if (LEVELS[level] < min) return;
+      const body = fields ? ` ${JSON.stringify(safeFields(fields))}` : '';
+      const line = `${new Date(now()).toISOString()} ${level.toUpperCase()} ${scope ? `${scope}.` : ''}${event}${body}`;
+      const clean = opts.redactor.scrub(line);
+      for (const s of opts.sinks) s.write(`${clean}\n`);
+    };
+    return {
+      debug: (e, f) => log('debug', e, f),
+      info: (e, f) => log('info', e, f),
+      warn: (e, f) => log('warn', e, f),
+      error: (e, f) => log('error', e, f),
+      child: (s) => make(scope ? `${scope}.${s}` : s),
+    };
+  };
+  return make(opts.scope);
+}
+
+export const stderrSink: LogSink = { write: (l) => void process.stderr.write(l) };
+
+/** Keeps lines in memory (tests assert on them). */
+export class MemorySink implements LogSink {
+  readonly lines: string[] = [];
+  write(line: string): void {
+    this.lines.push(line);
+  }
+}

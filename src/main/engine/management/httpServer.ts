@@ -1,0 +1,264 @@
+// The headless shell's HTTP face: the management API under /api (routes derived from the
+// contract), server-sent events at /api/events, and the built dashboard at /. Loopback only:
+// bound to 127.0.0.1, Host and Origin must be loopback, and every /api call needs the token.
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import {
+  contract,
+  EVENTS_PATH,
+  METHOD_NAMES,
+  type Handlers,
+  type HttpMethod,
+  type MethodName,
+  type MethodSpec,
+} from '../../../shared/contract';
+import { tokenFromRequest, type ManagementToken } from '../auth/managementToken';
+import type { Clock, CancelTimer } from '../clock';
+import type { EventBus } from '../events';
+import type { Logger } from '../logger';
+import { isLoopbackHost, isLoopbackOrigin } from '../net/loopback';
+import { dispatch } from './dispatch';
+
+interface CompiledRoute {
+  name: MethodName;
+  method: HttpMethod;
+  pattern: RegExp;
+  params: string[];
+  bodyField?: string;
+}
+
+/** Compiles the contract's REST routes (exported for the drift test). */
+export function compileRoutes(): CompiledRoute[] {
+  return METHOD_NAMES.map((name) => {
+    const spec = contract[name] as MethodSpec;
+    const params: string[] = [];
+    const re = spec.path.replace(/:([A-Za-z_]+)/g, (_m, p: string) => {
+      params.push(p);
+      return '([^/]+)';
+    });
+    return { name, method: spec.http, pattern: new RegExp(`^${re}$`), params, bodyField: spec.bodyField };
+  });
+}
+
+export function matchRoute(routes: CompiledRoute[], method: string, path: string) {
+  let pathMatched = false;
+  for (const r of routes) {
+    const m = r.pattern.exec(path);
+    if (!m) continue;
+    pathMatched = true;
+    if (r.method !== method) continue;
+    const params: Record<string, string> = {};
+    r.params.forEach((p, i) => (params[p] = decodeURIComponent(m[i + 1]!)));
+    return { route: r, params };
+  }
+  return pathMatched ? 'method_not_allowed' : null;
+}
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json',
+};
+
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+};
+
+export interface ManagementHttpOptions {
+  handlers: Handlers;
+  token: ManagementToken;
+  bus: EventBus;
+  clock: Clock;
+  log: Logger;
+  /** Directory of the built dashboard (index.html + assets); null serves a plain notice. */
+  rendererDir: string | null;
+  /** Initial payloads sent to a new event-stream subscriber. */
+  initialEvents?: () => { name: string; payload: unknown }[];
+}
+
+export class ManagementHttpServer {
+  private server: Server | null = null;
+  private readonly routes = compileRoutes();
+  private readonly streams = new Set<ServerResponse>();
+
+  constructor(private readonly o: ManagementHttpOptions) {}
+
+  get port(): number | null {
+    const a = this.server?.address() as AddressInfo | null | undefined;
+    return a ? a.port : null;
+  }
+
+  listen(port: number): Promise<number> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    return new Promise((resolvePort, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        this.server = server;
+        resolvePort((server.address() as AddressInfo).port);
+      });
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.streams) s.end();
+    this.streams.clear();
+    const s = this.server;
+    this.server = null;
+    if (!s) return;
+    await new Promise<void>((r) => {
+      s.close(() => r());
+      s.closeAllConnections();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    try {
+      if (!isLoopbackHost(req.headers.host) || !isLoopbackOrigin(req.headers.origin as string | undefined)) {
+        return this.json(res, 403, { error: { code: 'forbidden_host', message: 'the management API answers loopback only' } });
+      }
+      if (path === '/api' || path.startsWith('/api/')) {
+        if (!this.o.token.matches(tokenFromRequest(req.headers, url))) {
+          return this.json(res, 401, {
+            error: { code: 'unauthorized', message: 'missing or wrong management token (Authorization: Bearer <token>)' },
+          });
+        }
+        if (path === EVENTS_PATH && req.method === 'GET') return this.events(req, res);
+        return await this.api(req, res, url, path);
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        return this.json(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed here` } });
+      }
+      return this.static(res, path);
+    } catch (err) {
+      this.o.log.error('management.http', { err, path });
+      if (!res.headersSent) this.json(res, 500, { error: { code: 'internal_error', message: 'internal error' } });
+      else res.destroy();
+    }
+  }
+
+  private async api(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
+    const m = matchRoute(this.routes, req.method ?? 'GET', path);
+    if (m === null) return this.json(res, 404, { error: { code: 'not_found', message: `no such route: ${path}` } });
+    if (m === 'method_not_allowed') {
+      return this.json(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed on ${path}` } });
+    }
+    const input: Record<string, unknown> = {};
+    for (const [k, v] of url.searchParams) if (k !== 'token') input[k] = v;
+    let body: unknown = undefined;
+    if (req.method !== 'GET') {
+      const raw = await readBody(req, 1024 * 1024);
+      if (raw === 'too_large') {
+        return this.json(res, 413, { error: { code: 'payload_too_large', message: 'body larger than 1 MiB' } });
+      }
+      if (raw.length > 0) {
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+        } catch {
+          return this.json(res, 400, { error: { code: 'invalid_json', message: 'the body is not valid JSON', field: '(body)' } });
+        }
+      }
+    }
+    if (m.route.bodyField) input[m.route.bodyField] = body ?? {};
+    else if (body !== undefined) {
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        return this.json(res, 400, { error: { code: 'invalid_input', message: 'the body must be a JSON object', field: '(body)' } });
+      }
+      Object.assign(input, body);
+    }
+    Object.assign(input, m.params);
+    const r = await dispatch(this.o.handlers, m.route.name, input, this.o.log);
+    if (r.ok) this.json(res, 200, r.value);
+    else this.json(res, r.status, r.body);
+  }
+
+  private events(req: IncomingMessage, res: ServerResponse) {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      ...SECURITY_HEADERS,
+    });
+    res.write(': connected\n\n');
+    const send = (name: string, payload: unknown) => {
+      res.write(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
+    };
+    for (const e of this.o.initialEvents?.() ?? []) send(e.name, e.payload);
+    const off = this.o.bus.onAny((name, payload) => send(name, payload));
+    let cancel: CancelTimer | null = null;
+    const beat = () => {
+      res.write(': keep-alive\n\n');
+      cancel = this.o.clock.setTimer(beat, 15_000);
+    };
+    cancel = this.o.clock.setTimer(beat, 15_000);
+    this.streams.add(res);
+    req.on('close', () => {
+      off();
+      cancel?.();
+      this.streams.delete(res);
+    });
+  }
+
+  private static(res: ServerResponse, path: string) {
+    const dir = this.o.rendererDir;
+    if (!dir || !existsSync(join(dir, 'index.html'))) {
+      const msg =
+        'The dashboard is not built. Run "npm run build" (npm run serve does it for you), then reload.';
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', ...SECURITY_HEADERS });
+      res.end(msg);
+      return;
+    }
+    const root = resolve(dir);
+    let file = resolve(join(root, normalize(decodeURIComponent(path))));
+    if (file !== root && !file.startsWith(root + sep)) {
+      return this.json(res, 404, { error: { code: 'not_found', message: 'not found' } });
+    }
+    if (!existsSync(file) || !statSync(file).isFile()) file = join(root, 'index.html');
+    const ext = extname(file);
+    res.writeHead(200, {
+      'content-type': MIME[ext] ?? 'application/octet-stream',
+      'cache-control': ext === '.html' ? 'no-cache' : 'public, max-age=31536000, immutable',
+      ...SECURITY_HEADERS,
+    });
+    createReadStream(file).pipe(res);
+  }
+
+  private json(res: ServerResponse, status: number, value: unknown) {
+    const body = JSON.stringify(value);
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+      ...SECURITY_HEADERS,
+    });
+    res.end(body);
+  }
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too_large'> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) over = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => resolveBody(over ? 'too_large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

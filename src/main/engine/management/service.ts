@@ -1,0 +1,153 @@
+// The management service behind the contract: one function per method, used alike by the IPC
+// handlers (desktop) and the HTTP routes (headless). Inputs arrive already validated.
+import type { Handlers } from '../../../shared/contract';
+import type { AppInfo, ConnectionTestResult, HealthView } from '../../../shared/model';
+import { isTerminalStatus } from '../../../shared/model';
+import type { SettingKey } from '../../../shared/settings';
+import { settingDefs } from '../../../shared/settings';
+import type { AdmissionPort } from '../admission/port';
+import type { ClientKeyService } from '../auth/clientKeys';
+import type { ManagementToken } from '../auth/managementToken';
+import type { Clock } from '../clock';
+import type { ConnectionRegistry } from '../connections/registry';
+import { ApiError, notFound } from '../errors';
+import type { RequestLog } from '../logs/requestLog';
+import { modelsView } from '../proxy/models';
+import type { Resilience } from '../resilience/port';
+import type { SettingsService } from '../settings/settingsService';
+import type { ConnectionTester } from './connectionTester';
+
+export interface ManagementDeps {
+  version: string;
+  shell: 'desktop' | 'headless';
+  dataDir: string;
+  startedAt: number;
+  clock: Clock;
+  registry: ConnectionRegistry;
+  settings: SettingsService;
+  resilience: Resilience;
+  admission: AdmissionPort;
+  clientKeys: ClientKeyService;
+  requestLog: RequestLog;
+  token: ManagementToken;
+  tester: ConnectionTester;
+  proxy: () => { port: number | null; error: string | null };
+  managementUrl: () => string | null;
+}
+
+const isResilienceKey = (k: SettingKey) => settingDefs[k].resilience === true;
+
+export function createManagementService(d: ManagementDeps): Handlers & { health(): HealthView; appInfo(): AppInfo } {
+  const health = (): HealthView => {
+    const now = d.clock.now();
+    const breakers = d.resilience.breakers(now);
+    const conns = d.registry.all();
+    let cooling = 0;
+    let terminal = 0;
+    let active = 0;
+    for (const c of conns) {
+      if (isTerminalStatus(c.health.testStatus)) terminal++;
+      else if (c.health.rateLimitedUntil !== null && c.health.rateLimitedUntil > now) cooling++;
+      else if (c.enabled) active++;
+    }
+    const proxy = d.proxy();
+    const degraded = proxy.port === null || breakers.some((b) => b.state !== 'CLOSED') || cooling > 0 || terminal > 0;
+    return {
+      status: degraded ? 'degraded' : 'ok',
+      version: d.version,
+      uptime: Math.floor((now - d.startedAt) / 1000),
+      now,
+      proxy: {
+        port: proxy.port,
+        url: proxy.port !== null ? `http://127.0.0.1:${proxy.port}` : null,
+        listening: proxy.port !== null,
+        error: proxy.error,
+      },
+      breakers,
+      connections: {
+        total: conns.length,
+        enabled: conns.filter((c) => c.enabled).length,
+        active,
+        cooling,
+        terminal,
+      },
+    };
+  };
+
+  const appInfo = (): AppInfo => {
+    const port = d.proxy().port;
+    return {
+      name: 'Switchyard',
+      version: d.version,
+      shell: d.shell,
+      dataDir: d.dataDir,
+      proxyUrl: port !== null ? `http://127.0.0.1:${port}` : null,
+      proxyPort: port,
+      managementUrl: d.managementUrl(),
+      startedAt: d.startedAt,
+    };
+  };
+
+  const connectionView = (id: string) => d.registry.view(d.registry.require(id));
+
+  const handlers: Handlers = {
+    getHealth: async () => health(),
+    getAppInfo: async () => appInfo(),
+    getManagementToken: async () => ({ token: d.token.value }),
+
+    getSettings: async () => d.settings.view(),
+    patchSettings: async ({ patch }) => d.settings.patch(patch),
+    getResilience: async () => d.settings.view(isResilienceKey),
+    patchResilience: async ({ patch }) => d.settings.patch(patch, isResilienceKey),
+    resetResilience: async ({ provider }) => ({ providers: d.resilience.resetBreakers(provider, d.clock.now()) }),
+    listBreakers: async () => d.resilience.breakers(d.clock.now()),
+    listCooldowns: async ({ provider }) => d.resilience.cooldowns(d.clock.now(), provider),
+    clearCooldowns: async (input) => d.resilience.clearCooldowns(input, d.clock.now()),
+    listModelCooldowns: async () => {
+      const now = d.clock.now();
+      return { now, lockouts: d.resilience.lockouts(now) };
+    },
+    clearModelCooldown: async (input) => ({ removed: d.resilience.clearLockout(input, d.clock.now()) }),
+
+    listConnections: async () => d.registry.all().map((c) => d.registry.view(c)),
+    getConnection: async ({ id }) => connectionView(id),
+    createConnection: async (input) => d.registry.view(d.registry.create(input)),
+    replaceConnection: async ({ id, patch }) => d.registry.view(d.registry.update(id, patch, true)),
+    updateConnection: async ({ id, patch }) => d.registry.view(d.registry.update(id, patch, false)),
+    deleteConnection: async ({ id }) => {
+      if (!d.registry.delete(id)) throw notFound('connection', id);
+      return { deleted: true };
+    },
+    testConnection: async ({ id }): Promise<ConnectionTestResult> => {
+      const conn = d.registry.require(id);
+      const result = await d.tester.test(conn);
+      if (result.ok) d.resilience.onConnectionTestOk(id, d.clock.now());
+      return result;
+    },
+
+    setRateLimitProtection: async ({ connectionId, enabled }) => {
+      const c = d.registry.setRateLimitProtection(connectionId, enabled);
+      const view = d.admission.views().find((v) => v.connectionId === c.id);
+      return { connectionId: c.id, rateLimitProtection: c.rateLimitProtection, protected: view?.protected ?? enabled };
+    },
+    getAdmission: async () => d.admission.views(),
+
+    listClientKeys: async () => d.clientKeys.list(),
+    createClientKey: async ({ name }) => d.clientKeys.create(name),
+    revealClientKey: async ({ id }) => ({ secret: d.clientKeys.reveal(id) }),
+    revokeClientKey: async ({ id }) => ({ revoked: d.clientKeys.revoke(id) }),
+
+    listLogs: async ({ limit, before, connectionId, errorsOnly }) =>
+      d.requestLog.page({ limit: limit ?? 100, before, connectionId, errorsOnly }),
+    getLog: async ({ id }) => {
+      const e = d.requestLog.get(id);
+      if (!e) throw notFound('request', id);
+      return e;
+    },
+    listModels: async () => modelsView(d.registry.all()),
+  };
+
+  return Object.assign(handlers, { health, appInfo });
+}
+
+export { ApiError };

@@ -1,0 +1,98 @@
+// Inbound request bodies: bounded read, JSON validation, and a model rewrite that splices the raw
+// bytes instead of re-serialising the whole (often large) conversation.
+import type { IncomingMessage } from 'node:http';
+import { ProxyError } from './errors';
+
+export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.reject(tooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) {
+        done = true;
+        req.resume();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
+    req.on('error', (e) => {
+      if (done) return;
+      done = true;
+      reject(e);
+    });
+  });
+}
+
+const tooLarge = (limit: number) =>
+  new ProxyError(413, 'payload_too_large', `request body is larger than the ${Math.round(limit / 1024)} KiB limit`);
+
+export function parseJsonObject(buf: Buffer): Record<string, unknown> {
+  if (buf.length === 0) throw new ProxyError(400, 'invalid_json', 'request body is empty; send a JSON object');
+  let v: unknown;
+  try {
+    v = JSON.parse(buf.toString('utf8'));
+  } catch (e) {
+    throw new ProxyError(400, 'invalid_json', `request body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw new ProxyError(400, 'invalid_json', 'request body must be a JSON object');
+  }
+  return v as Record<string, unknown>;
+}
+
+const MODEL_KEY = Buffer.from('"model"');
+
+/**
+ * Returns the body with the top-level "model" replaced. When the raw bytes hold exactly one
+ * `"model"` key, its value is spliced in place (no re-serialisation); otherwise the parsed object
+ * is serialised again.
+ */
+export function rewriteModel(buf: Buffer, parsed: Record<string, unknown>, model: string): Buffer {
+  const first = buf.indexOf(MODEL_KEY);
+  if (first >= 0 && buf.indexOf(MODEL_KEY, first + MODEL_KEY.length) < 0) {
+    let i = first + MODEL_KEY.length;
+    while (i < buf.length && isSpace(buf[i]!)) i++;
+    if (buf[i] === 0x3a /* : */) {
+      i++;
+      while (i < buf.length && isSpace(buf[i]!)) i++;
+      if (buf[i] === 0x22 /* " */) {
+        const start = i;
+        let j = i + 1;
+        while (j < buf.length) {
+          const ch = buf[j]!;
+          if (ch === 0x5c /* \ */) j += 2;
+          else if (ch === 0x22) break;
+          else j++;
+        }
+        if (j < buf.length && sameString(buf.subarray(start, j + 1), parsed.model)) {
+          return Buffer.concat([buf.subarray(0, start), Buffer.from(JSON.stringify(model)), buf.subarray(j + 1)]);
+        }
+      }
+    }
+  }
+  return Buffer.from(JSON.stringify({ ...parsed, model }));
+}
+
+function sameString(raw: Buffer, expected: unknown): boolean {
+  try {
+    return JSON.parse(raw.toString('utf8')) === expected;
+  } catch {
+    return false;
+  }
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

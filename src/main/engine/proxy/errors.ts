@@ -1,0 +1,102 @@
+// Errors that leave the proxy: a stable code, an HTTP status, optional Retry-After, rendered in the
+// inbound protocol's error shape so agents (Anthropic or OpenAI SDKs) parse them.
+import type { ServerResponse } from 'node:http';
+import type { InboundProtocol } from '../../../shared/model';
+
+export type ProxyErrorCode =
+  | 'invalid_json'
+  | 'invalid_request'
+  | 'missing_model'
+  | 'model_not_found'
+  | 'invalid_client_key'
+  | 'forbidden_host'
+  | 'payload_too_large'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'all_targets_cooling_down'
+  | 'no_executable_targets'
+  | 'upstream_unreachable'
+  | 'upstream_timeout'
+  | 'upstream_error'
+  | 'RATE_LIMIT_QUEUE_FULL'
+  | 'RATE_LIMIT_QUEUE_TIMEOUT'
+  | 'RATE_LIMIT_EXECUTION_TIMEOUT'
+  | 'SEMAPHORE_TIMEOUT'
+  | 'SEMAPHORE_QUEUE_FULL'
+  | 'internal_error';
+
+export class ProxyError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ProxyErrorCode,
+    message: string,
+    readonly extra: { retryAfterMs?: number | null; diagnostics?: unknown; param?: string } = {},
+  ) {
+    super(message);
+    this.name = 'ProxyError';
+  }
+}
+
+/** Anthropic's error.type for a status. */
+function anthropicType(status: number): string {
+  if (status === 400 || status === 413 || status === 422) return status === 413 ? 'request_too_large' : 'invalid_request_error';
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'not_found_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status === 503 || status === 529) return 'overloaded_error';
+  if (status === 504) return 'timeout_error';
+  return 'api_error';
+}
+
+/** OpenAI's error.type for a status. */
+function openaiType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 404) return 'invalid_request_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return status === 503 ? 'service_unavailable' : 'server_error';
+  return 'invalid_request_error';
+}
+
+export function errorBody(protocol: InboundProtocol, err: ProxyError, requestId: string): Record<string, unknown> {
+  const retryAfter = err.extra.retryAfterMs != null ? Math.max(1, Math.ceil(err.extra.retryAfterMs / 1000)) : undefined;
+  const common = {
+    code: err.code,
+    ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
+    ...(err.extra.diagnostics !== undefined ? { diagnostics: err.extra.diagnostics } : {}),
+  };
+  if (protocol === 'anthropic-messages' || protocol === 'anthropic-count-tokens') {
+    return {
+      type: 'error',
+      error: { type: anthropicType(err.status), message: err.message, ...common },
+      request_id: requestId,
+    };
+  }
+  return {
+    error: { message: err.message, type: openaiType(err.status), param: err.extra.param ?? null, ...common },
+  };
+}
+
+export function sendProxyError(
+  res: ServerResponse,
+  protocol: InboundProtocol,
+  err: ProxyError,
+  requestId: string,
+  extraHeaders: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorBody(protocol, err, requestId));
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-switchyard-request-id': requestId,
+    ...extraHeaders,
+  };
+  if (err.extra.retryAfterMs != null) headers['retry-after'] = String(Math.max(1, Math.ceil(err.extra.retryAfterMs / 1000)));
+  res.writeHead(err.status, headers);
+  res.end(body);
+}

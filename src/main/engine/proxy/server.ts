@@ -1,0 +1,159 @@
+// The inbound proxy server (127.0.0.1 only): authenticates the client key, checks Host against
+// DNS rebinding, reads the bounded JSON body and hands the call to the pipeline.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { InboundProtocol, WireProtocol } from '../../../shared/model';
+import type { ClientKeyService } from '../auth/clientKeys';
+import { isLoopbackHost } from '../net/loopback';
+import type { UpstreamEndpoint } from '../upstream/headers';
+import { parseJsonObject, readRequestBody } from './body';
+import { ProxyError, sendProxyError } from './errors';
+import { modelsResponse } from './models';
+import { runPipeline, type PipelineDeps } from './pipeline';
+
+interface Route {
+  protocol: InboundProtocol;
+  endpoint: UpstreamEndpoint;
+  wire: WireProtocol;
+}
+
+const ROUTES: Record<string, Route> = {
+  '/v1/messages': { protocol: 'anthropic-messages', endpoint: 'messages', wire: 'anthropic' },
+  '/v1/messages/count_tokens': { protocol: 'anthropic-count-tokens', endpoint: 'count_tokens', wire: 'anthropic' },
+  '/v1/chat/completions': { protocol: 'openai-chat', endpoint: 'chat', wire: 'openai' },
+  '/v1/responses': { protocol: 'openai-responses', endpoint: 'responses', wire: 'openai' },
+};
+// Clients configured with a base URL that lacks /v1 still reach the same endpoints.
+for (const [path, route] of Object.entries({ ...ROUTES })) ROUTES[path.slice(3)] = route;
+
+export interface ProxyServerDeps extends PipelineDeps {
+  clientKeys: ClientKeyService;
+  startedAt: number;
+}
+
+function clientKeyOf(req: IncomingMessage): string | null {
+  const auth = req.headers['authorization'];
+  if (typeof auth === 'string' && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '').trim();
+  const x = req.headers['x-api-key'];
+  return typeof x === 'string' && x ? x.trim() : null;
+}
+
+function protocolForPath(path: string, headers: IncomingMessage['headers']): InboundProtocol {
+  if (path.includes('/messages') || headers['anthropic-version']) return 'anthropic-messages';
+  return 'openai-chat';
+}
+
+export class ProxyServer {
+  private server: Server | null = null;
+
+  constructor(private readonly deps: ProxyServerDeps) {}
+
+  get port(): number | null {
+    const a = this.server?.address() as AddressInfo | null | undefined;
+    return a ? a.port : null;
+  }
+
+  listen(port: number): Promise<number> {
+    const server = createServer({ keepAlive: true, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+      void this.handle(req, res);
+    });
+    server.keepAliveTimeout = 65_000;
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error) => {
+        server.off('listening', onListening);
+        reject(err);
+      };
+      const onListening = () => {
+        server.off('error', onError);
+        this.server = server;
+        resolve((server.address() as AddressInfo).port);
+      };
+      server.once('error', onError);
+      server.once('listening', onListening);
+      server.listen(port, '127.0.0.1');
+    });
+  }
+
+  async close(): Promise<void> {
+    const s = this.server;
+    this.server = null;
+    if (!s) return;
+    await new Promise<void>((resolve) => {
+      s.close(() => resolve());
+      s.closeIdleConnections();
+      // Streams in progress get a moment to finish, then are cut.
+      const t = setTimeoutUnref(() => s.closeAllConnections(), 2_000);
+      s.once('close', () => clearTimeout(t));
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const d = this.deps;
+    const requestId = `req_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const qIndex = req.url?.indexOf('?') ?? -1;
+    const path = (qIndex >= 0 ? req.url!.slice(0, qIndex) : (req.url ?? '/')).replace(/\/+$/, '') || '/';
+    const guessProtocol = protocolForPath(path, req.headers);
+    try {
+      if (!isLoopbackHost(req.headers.host)) {
+        throw new ProxyError(403, 'forbidden_host', 'requests must address 127.0.0.1 or localhost');
+      }
+      if (path === '/' || path === '/health' || path === '/v1') {
+        if (req.method === 'GET' || req.method === 'HEAD') {
+          const body = JSON.stringify({ status: 'ok', service: 'switchyard-proxy' });
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+          res.end(req.method === 'HEAD' ? undefined : body);
+          return;
+        }
+      }
+      const key = d.clientKeys.authenticate(clientKeyOf(req));
+      if (!key) {
+        throw new ProxyError(
+          401,
+          'invalid_client_key',
+          'missing or unknown client key: send a Switchyard client key as "Authorization: Bearer <key>" or "x-api-key"',
+        );
+      }
+      if (path === '/v1/models' || path === '/models') {
+        if (req.method !== 'GET') throw new ProxyError(405, 'method_not_allowed', 'use GET for /v1/models');
+        const body = JSON.stringify(modelsResponse(d.registry.all(), req.headers, d.startedAt));
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+        return;
+      }
+      const route = ROUTES[path];
+      if (!route) throw new ProxyError(404, 'not_found', `no such endpoint: ${req.method} ${path}`);
+      if (req.method !== 'POST') throw new ProxyError(405, 'method_not_allowed', `use POST for ${path}`);
+      const body = await readRequestBody(req, d.settings.values['proxy.maxBodyBytes']);
+      const json = parseJsonObject(body);
+      await runPipeline(d, {
+        ...route,
+        req,
+        res,
+        requestId,
+        startedAt: d.clock.now(),
+        startMono: d.clock.monotonic(),
+        clientKeyId: key.id,
+        body,
+        json,
+      });
+    } catch (err) {
+      const route = ROUTES[path];
+      const protocol = route?.protocol ?? guessProtocol;
+      if (err instanceof ProxyError) {
+        sendProxyError(res, protocol, err, requestId);
+        return;
+      }
+      d.log.error('proxy.unhandled', { err, path });
+      sendProxyError(res, protocol, new ProxyError(500, 'internal_error', 'internal error in the proxy'), requestId);
+    }
+  }
+}
+
+function setTimeoutUnref(fn: () => void, ms: number): ReturnType<typeof setTimeout> {
+  // Shutdown only: not part of any behaviour under test, so it uses the real timer.
+  // eslint-disable-next-line no-restricted-syntax
+  const t = setTimeout(fn, ms);
+  t.unref();
+  return t;
+}

@@ -1,0 +1,60 @@
+// What the proxy pipeline needs from the resilience layer, and what the management API reads.
+// The pipeline never decides eligibility or cooldowns itself: it asks here before each attempt and
+// reports each outcome here.
+import type { ClearCooldownsResult, CooldownsView, BreakerView, ModelLockoutView, SkipReason } from '../../../shared/model';
+import type { Target } from '../routing/target';
+
+/** One failed upstream attempt, as the classifier sees it. */
+export interface UpstreamFailure {
+  kind: 'http' | 'connect_timeout' | 'headers_timeout' | 'idle_timeout' | 'network' | 'stall' | 'stream_error';
+  /** HTTP status for kind "http" (also for an error event at the start of a 200 stream, mapped). */
+  status: number | null;
+  /** Response headers, lower-case names. */
+  headers: Record<string, string>;
+  /** Up to 64 KiB of the error body; '' when none. */
+  body: string;
+  message: string;
+}
+
+export interface AttemptVerdict {
+  /** Failure reason (rate_limit_exceeded, quota_exhausted, server_error, auth_error, timeout, ...). */
+  reason: string;
+  /** Try another connection for this request (only ever before any byte reached the client). */
+  failover: boolean;
+  /** Upstream retry hint in ms, relayed as Retry-After when this error is what the client gets. */
+  retryAfterMs: number | null;
+}
+
+export interface Exclusion {
+  reason: SkipReason;
+  /** When it lifts by itself; null for states that need an operator (terminal) or never lift. */
+  until: number | null;
+  detail: string | null;
+}
+
+export interface ResiliencePort {
+  /** Lazy eligibility read: null when the target may be called now. Never mutates state. */
+  exclusion(target: Target, now: number): Exclusion | null;
+  /** Right before dispatch: claims the single HALF_OPEN probe. null = go; an Exclusion = skip. */
+  beginAttempt(target: Target, now: number): Exclusion | null;
+  onSuccess(target: Target, now: number, info: { ttfbMs: number | null }): void;
+  onFailure(target: Target, failure: UpstreamFailure, now: number): AttemptVerdict;
+  /** The attempt ended with no outcome (client went away): release anything beginAttempt claimed. */
+  onAbandon(target: Target, now: number): void;
+}
+
+export interface ResilienceManagement {
+  breakers(now: number): BreakerView[];
+  cooldowns(now: number, provider?: string): CooldownsView;
+  clearCooldowns(input: { connectionIds: string[] } | { all: true; provider?: string }, now: number): ClearCooldownsResult;
+  lockouts(now: number): ModelLockoutView[];
+  clearLockout(input: { provider: string; connection: string; model: string }, now: number): number;
+  /** Resets breakers (one provider or all). Returns the providers reset. */
+  resetBreakers(provider: string | undefined, now: number): string[];
+  /** A successful "test connection": counts as a good connection test (R-CB-05). */
+  onConnectionTestOk(connectionId: string, now: number): void;
+  /** Subscribe to state changes (for push events). */
+  onChange(fn: () => void): () => void;
+}
+
+export type Resilience = ResiliencePort & ResilienceManagement;

@@ -1,0 +1,258 @@
+// provider_connections: configuration and persisted health of each connection.
+import type {
+  AuthClass,
+  ConnectionHealth,
+  ConnectionKind,
+  ConnectionTimeouts,
+  ProviderSpecificData,
+  RateLimitOverrides,
+  TestStatus,
+  WireProtocol,
+} from '../../../shared/model';
+import { KIND_INFO } from '../../../shared/model';
+import type { Db } from './db';
+
+export interface ConnectionHealthState extends ConnectionHealth {
+  /** Consecutive failed credential refreshes; `expired` becomes terminal at EXPIRED_RETRY_MAX. */
+  expiredRetries: number;
+}
+
+/** The engine's in-memory form of a connection. `health` is mutated in place by the resilience layer. */
+export interface ConnectionRecord {
+  id: string;
+  name: string;
+  kind: ConnectionKind;
+  protocol: WireProtocol;
+  provider: string;
+  authClass: AuthClass;
+  baseUrl: string;
+  priority: number;
+  enabled: boolean;
+  models: string[];
+  passthroughModels: boolean;
+  maxConcurrent: number | null;
+  rateLimitOverrides: RateLimitOverrides;
+  rateLimitProtection: boolean;
+  disableCooling: boolean;
+  providerSpecificData: ProviderSpecificData;
+  timeouts: ConnectionTimeouts;
+  secretEnc: string | null;
+  secretMasked: string | null;
+  health: ConnectionHealthState;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  kind: string;
+  provider: string;
+  auth_class: string;
+  base_url: string;
+  priority: number;
+  enabled: number;
+  models: string;
+  passthrough_models: number;
+  max_concurrent: number | null;
+  rate_limit_overrides: string;
+  rate_limit_protection: number;
+  disable_cooling: number;
+  provider_specific_data: string;
+  timeouts: string;
+  secret_enc: string | null;
+  secret_masked: string | null;
+  test_status: string;
+  rate_limited_until: number | null;
+  backoff_level: number;
+  last_error: string | null;
+  last_error_type: string | null;
+  error_code: string | null;
+  last_error_at: number | null;
+  last_used_at: number | null;
+  expired_retries: number;
+  created_at: number;
+  updated_at: number;
+}
+
+const parseJson = <T>(s: string, fallback: T): T => {
+  try {
+    return JSON.parse(s) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+export const emptyHealth = (): ConnectionHealthState => ({
+  testStatus: 'untested',
+  rateLimitedUntil: null,
+  backoffLevel: 0,
+  lastError: null,
+  lastErrorType: null,
+  errorCode: null,
+  lastErrorAt: null,
+  lastUsedAt: null,
+  expiredRetries: 0,
+});
+
+function fromRow(r: Row): ConnectionRecord {
+  const kind = (r.kind in KIND_INFO ? r.kind : 'openai-compatible') as ConnectionKind;
+  return {
+    id: r.id,
+    name: r.name,
+    kind,
+    protocol: KIND_INFO[kind].protocol,
+    provider: r.provider,
+    authClass: r.auth_class as AuthClass,
+    baseUrl: r.base_url,
+    priority: r.priority,
+    enabled: r.enabled === 1,
+    models: parseJson<string[]>(r.models, []),
+    passthroughModels: r.passthrough_models === 1,
+    maxConcurrent: r.max_concurrent,
+    rateLimitOverrides: parseJson<RateLimitOverrides>(r.rate_limit_overrides, {}),
+    rateLimitProtection: r.rate_limit_protection === 1,
+    disableCooling: r.disable_cooling === 1,
+    providerSpecificData: parseJson<ProviderSpecificData>(r.provider_specific_data, {}),
+    timeouts: parseJson<ConnectionTimeouts>(r.timeouts, {}),
+    secretEnc: r.secret_enc,
+    secretMasked: r.secret_masked,
+    health: {
+      testStatus: r.test_status as TestStatus,
+      rateLimitedUntil: r.rate_limited_until,
+      backoffLevel: r.backoff_level,
+      lastError: r.last_error,
+      lastErrorType: r.last_error_type,
+      errorCode: r.error_code,
+      lastErrorAt: r.last_error_at,
+      lastUsedAt: r.last_used_at,
+      expiredRetries: r.expired_retries,
+    },
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function toParams(c: ConnectionRecord) {
+  return {
+    ...healthParams(c),
+    name: c.name,
+    kind: c.kind,
+    provider: c.provider,
+    auth_class: c.authClass,
+    base_url: c.baseUrl,
+    priority: c.priority,
+    enabled: c.enabled ? 1 : 0,
+    models: JSON.stringify(c.models),
+    passthrough_models: c.passthroughModels ? 1 : 0,
+    max_concurrent: c.maxConcurrent,
+    rate_limit_overrides: JSON.stringify(c.rateLimitOverrides),
+    rate_limit_protection: c.rateLimitProtection ? 1 : 0,
+    disable_cooling: c.disableCooling ? 1 : 0,
+    provider_specific_data: JSON.stringify(c.providerSpecificData),
+    timeouts: JSON.stringify(c.timeouts),
+    secret_enc: c.secretEnc,
+    secret_masked: c.secretMasked,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
+}
+
+function healthParams(c: ConnectionRecord) {
+  const h = c.health;
+  return {
+    id: c.id,
+    test_status: h.testStatus,
+    rate_limited_until: h.rateLimitedUntil,
+    backoff_level: h.backoffLevel,
+    last_error: h.lastError,
+    last_error_type: h.lastErrorType,
+    error_code: h.errorCode,
+    last_error_at: h.lastErrorAt,
+    last_used_at: h.lastUsedAt,
+    expired_retries: h.expiredRetries,
+  };
+}
+
+const CONFIG_COLS = [
+  'name',
+  'kind',
+  'provider',
+  'auth_class',
+  'base_url',
+  'priority',
+  'enabled',
+  'models',
+  'passthrough_models',
+  'max_concurrent',
+  'rate_limit_overrides',
+  'rate_limit_protection',
+  'disable_cooling',
+  'provider_specific_data',
+  'timeouts',
+  'secret_enc',
+  'secret_masked',
+  'updated_at',
+];
+const HEALTH_COLS = [
+  'test_status',
+  'rate_limited_until',
+  'backoff_level',
+  'last_error',
+  'last_error_type',
+  'error_code',
+  'last_error_at',
+  'last_used_at',
+  'expired_retries',
+];
+
+export class ConnectionsRepo {
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    const all = ['id', ...CONFIG_COLS, 'created_at', ...HEALTH_COLS];
+    this.stmts = {
+      all: db.prepare('SELECT * FROM provider_connections ORDER BY priority, created_at'),
+      insert: db.prepare(
+        `INSERT INTO provider_connections (${all.join(', ')}) VALUES (${all.map((c) => `@${c}`).join(', ')})`,
+      ),
+      updateConfig: db.prepare(
+        `UPDATE provider_connections SET ${CONFIG_COLS.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`,
+      ),
+      updateHealth: db.prepare(
+        `UPDATE provider_connections SET ${HEALTH_COLS.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`,
+      ),
+      delete: db.prepare('DELETE FROM provider_connections WHERE id = ?'),
+    };
+  }
+
+  all(): ConnectionRecord[] {
+    return (this.stmts.all.all() as Row[]).map(fromRow);
+  }
+
+  insert(c: ConnectionRecord): void {
+    this.stmts.insert.run(toParams(c));
+  }
+
+  /** Writes configuration columns (health is written separately by saveHealth). */
+  saveConfig(c: ConnectionRecord): void {
+    const p = toParams(c);
+    const params: Record<string, unknown> = { id: p.id };
+    for (const col of CONFIG_COLS) params[col] = (p as Record<string, unknown>)[col];
+    this.stmts.updateConfig.run(params);
+  }
+
+  saveHealth(c: ConnectionRecord): void {
+    this.stmts.updateHealth.run(healthParams(c));
+  }
+
+  saveHealthMany(cs: ConnectionRecord[]): void {
+    this.db.transaction(() => {
+      for (const c of cs) this.stmts.updateHealth.run(healthParams(c));
+    })();
+  }
+
+  delete(id: string): boolean {
+    return this.stmts.delete.run(id).changes > 0;
+  }
+}

@@ -1,0 +1,55 @@
+// key_value table: JSON values by (namespace, key). Settings live in namespace "settings".
+import type { Db } from './db';
+
+export class KeyValueRepo {
+  private readonly stmts;
+
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+  ) {
+    this.stmts = {
+      all: db.prepare('SELECT key, value FROM key_value WHERE namespace = ?'),
+      get: db.prepare('SELECT value FROM key_value WHERE namespace = ? AND key = ?'),
+      set: db.prepare(
+        `INSERT INTO key_value (namespace, key, value, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT(namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      ),
+      del: db.prepare('DELETE FROM key_value WHERE namespace = ? AND key = ?'),
+    };
+  }
+
+  all(namespace: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const row of this.stmts.all.all(namespace) as { key: string; value: string }[]) {
+      try {
+        out[row.key] = JSON.parse(row.value);
+      } catch {
+        // an unreadable row is skipped; resolve() falls back to the default and warns
+      }
+    }
+    return out;
+  }
+
+  get<T = unknown>(namespace: string, key: string): T | undefined {
+    const row = this.stmts.get.get(namespace, key) as { value: string } | undefined;
+    if (!row) return undefined;
+    try {
+      return JSON.parse(row.value) as T;
+    } catch {
+      return undefined;
+    }
+  }
+
+  set(namespace: string, key: string, value: unknown): void {
+    this.stmts.set.run(namespace, key, JSON.stringify(value), this.now());
+  }
+
+  delete(namespace: string, key: string): void {
+    this.stmts.del.run(namespace, key);
+  }
+
+  transaction(fn: () => void): void {
+    this.db.transaction(fn)();
+  }
+}

@@ -1,0 +1,191 @@
+// proxy_logs (one row per request) and proxy_log_attempts (one row per upstream attempt).
+// Rows are written in batches by the RequestLog service; reads page by the request sequence.
+import type { AttemptEntry, InboundProtocol, LogsPage, RequestLogEntry, SkipEntry } from '../../../shared/model';
+import type { Db } from './db';
+
+interface LogRow {
+  seq: number;
+  id: string;
+  started_at: number;
+  protocol: string;
+  path: string;
+  client_key_id: string | null;
+  requested_model: string | null;
+  model: string | null;
+  stream: number;
+  status: number;
+  error_code: string | null;
+  error_message: string | null;
+  connection_id: string | null;
+  connection_name: string | null;
+  provider: string | null;
+  ttfb_ms: number | null;
+  duration_ms: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  skipped: string;
+}
+
+interface AttemptRow {
+  request_id: string;
+  attempt: number;
+  connection_id: string;
+  connection_name: string;
+  provider: string;
+  model: string;
+  started_at: number;
+  status: number | null;
+  error_class: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  ttfb_ms: number | null;
+  duration_ms: number | null;
+  failed_over: number;
+  queued_ms: number | null;
+}
+
+const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
+  attempt: r.attempt,
+  connectionId: r.connection_id,
+  connectionName: r.connection_name,
+  provider: r.provider,
+  model: r.model,
+  startedAt: r.started_at,
+  status: r.status,
+  errorClass: r.error_class,
+  errorCode: r.error_code,
+  errorMessage: r.error_message,
+  ttfbMs: r.ttfb_ms,
+  durationMs: r.duration_ms,
+  failedOver: r.failed_over === 1,
+  queuedMs: r.queued_ms,
+});
+
+function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry {
+  let skipped: SkipEntry[] = [];
+  try {
+    skipped = JSON.parse(r.skipped) as SkipEntry[];
+  } catch {
+    skipped = [];
+  }
+  return {
+    id: r.id,
+    startedAt: r.started_at,
+    protocol: r.protocol as InboundProtocol,
+    path: r.path,
+    clientKeyId: r.client_key_id,
+    requestedModel: r.requested_model,
+    model: r.model,
+    stream: r.stream === 1,
+    status: r.status,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    connectionId: r.connection_id,
+    connectionName: r.connection_name,
+    provider: r.provider,
+    ttfbMs: r.ttfb_ms,
+    durationMs: r.duration_ms,
+    inputTokens: r.input_tokens,
+    outputTokens: r.output_tokens,
+    attempts,
+    skipped,
+  };
+}
+
+export class LogsRepo {
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      insert: db.prepare(
+        `INSERT INTO proxy_logs (id, started_at, protocol, path, client_key_id, requested_model, model, stream, status,
+           error_code, error_message, connection_id, connection_name, provider, ttfb_ms, duration_ms, input_tokens,
+           output_tokens, skipped)
+         VALUES (@id, @startedAt, @protocol, @path, @clientKeyId, @requestedModel, @model, @stream, @status,
+           @errorCode, @errorMessage, @connectionId, @connectionName, @provider, @ttfbMs, @durationMs, @inputTokens,
+           @outputTokens, @skipped)`,
+      ),
+      insertAttempt: db.prepare(
+        `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
+           status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms)
+         VALUES (@requestId, @attempt, @connectionId, @connectionName, @provider, @model, @startedAt, @status,
+           @errorClass, @errorCode, @errorMessage, @ttfbMs, @durationMs, @failedOver, @queuedMs)`,
+      ),
+      page: db.prepare(
+        `SELECT * FROM proxy_logs WHERE seq < @before
+           AND (@connectionId IS NULL OR connection_id = @connectionId
+                OR id IN (SELECT request_id FROM proxy_log_attempts WHERE connection_id = @connectionId))
+           AND (@errorsOnly = 0 OR status >= 400)
+         ORDER BY seq DESC LIMIT @limit`,
+      ),
+      byId: db.prepare('SELECT * FROM proxy_logs WHERE id = ?'),
+      attemptsFor: db.prepare('SELECT * FROM proxy_log_attempts WHERE request_id = ? ORDER BY attempt'),
+      pruneOld: db.prepare('DELETE FROM proxy_logs WHERE started_at < ?'),
+      pruneCount: db.prepare(
+        'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
+      ),
+      pruneOrphans: db.prepare('DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)'),
+      seqOf: db.prepare('SELECT seq FROM proxy_logs WHERE id = ?'),
+    };
+  }
+
+  insertMany(entries: RequestLogEntry[]): void {
+    this.db.transaction(() => {
+      for (const e of entries) {
+        this.stmts.insert.run({
+          id: e.id,
+          startedAt: e.startedAt,
+          protocol: e.protocol,
+          path: e.path,
+          clientKeyId: e.clientKeyId,
+          requestedModel: e.requestedModel,
+          model: e.model,
+          stream: e.stream ? 1 : 0,
+          status: e.status,
+          errorCode: e.errorCode,
+          errorMessage: e.errorMessage,
+          connectionId: e.connectionId,
+          connectionName: e.connectionName,
+          provider: e.provider,
+          ttfbMs: e.ttfbMs,
+          durationMs: e.durationMs,
+          inputTokens: e.inputTokens,
+          outputTokens: e.outputTokens,
+          skipped: JSON.stringify(e.skipped),
+        });
+        for (const a of e.attempts) {
+          this.stmts.insertAttempt.run({ requestId: e.id, ...a, failedOver: a.failedOver ? 1 : 0 });
+        }
+      }
+    })();
+  }
+
+  page(opts: { limit: number; before?: number; connectionId?: string; errorsOnly?: boolean }): LogsPage {
+    const rows = this.stmts.page.all({
+      before: opts.before ?? Number.MAX_SAFE_INTEGER,
+      connectionId: opts.connectionId ?? null,
+      errorsOnly: opts.errorsOnly ? 1 : 0,
+      limit: opts.limit,
+    }) as LogRow[];
+    const entries = rows.map((r) => entryFromRow(r, (this.stmts.attemptsFor.all(r.id) as AttemptRow[]).map(attemptFromRow)));
+    const last = rows[rows.length - 1];
+    return { entries, nextBefore: rows.length === opts.limit && last ? last.seq : null };
+  }
+
+  get(id: string): RequestLogEntry | null {
+    const r = this.stmts.byId.get(id) as LogRow | undefined;
+    if (!r) return null;
+    return entryFromRow(r, (this.stmts.attemptsFor.all(id) as AttemptRow[]).map(attemptFromRow));
+  }
+
+  /** Deletes requests older than `olderThan` and beyond the newest `maxRows`. Returns rows removed. */
+  prune(olderThan: number, maxRows: number): number {
+    let removed = 0;
+    this.db.transaction(() => {
+      removed += this.stmts.pruneOld.run(olderThan).changes;
+      removed += this.stmts.pruneCount.run(maxRows).changes;
+      if (removed > 0) this.stmts.pruneOrphans.run();
+    })();
+    return removed;
+  }
+}

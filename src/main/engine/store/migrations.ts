@@ -1,0 +1,119 @@
+// Numbered schema migrations. Append only: a shipped migration is never edited, a change is a new
+// number. Each runs in a transaction and records itself in schema_migrations.
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+      CREATE TABLE key_value (
+        namespace  TEXT NOT NULL,
+        key        TEXT NOT NULL,
+        value      TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (namespace, key)
+      );
+
+      CREATE TABLE provider_connections (
+        id                     TEXT PRIMARY KEY,
+        name                   TEXT NOT NULL,
+        kind                   TEXT NOT NULL,
+        provider               TEXT NOT NULL,
+        auth_class             TEXT NOT NULL,
+        base_url               TEXT NOT NULL,
+        priority               INTEGER NOT NULL DEFAULT 1,
+        enabled                INTEGER NOT NULL DEFAULT 1,
+        models                 TEXT NOT NULL DEFAULT '[]',
+        passthrough_models     INTEGER NOT NULL DEFAULT 1,
+        max_concurrent         INTEGER,
+        rate_limit_overrides   TEXT NOT NULL DEFAULT '{}',
+        rate_limit_protection  INTEGER NOT NULL DEFAULT 0,
+        disable_cooling        INTEGER NOT NULL DEFAULT 0,
+        provider_specific_data TEXT NOT NULL DEFAULT '{}',
+        timeouts               TEXT NOT NULL DEFAULT '{}',
+        secret_enc             TEXT,
+        secret_masked          TEXT,
+        test_status            TEXT NOT NULL DEFAULT 'untested',
+        rate_limited_until     INTEGER,
+        backoff_level          INTEGER NOT NULL DEFAULT 0,
+        last_error             TEXT,
+        last_error_type        TEXT,
+        error_code             TEXT,
+        last_error_at          INTEGER,
+        last_used_at           INTEGER,
+        expired_retries        INTEGER NOT NULL DEFAULT 0,
+        created_at             INTEGER NOT NULL,
+        updated_at             INTEGER NOT NULL
+      );
+      CREATE INDEX idx_pc_provider ON provider_connections(provider);
+
+      CREATE TABLE client_keys (
+        id           TEXT PRIMARY KEY,
+        name         TEXT NOT NULL,
+        key_hash     TEXT NOT NULL UNIQUE,
+        key_enc      TEXT NOT NULL,
+        masked       TEXT NOT NULL,
+        created_at   INTEGER NOT NULL,
+        last_used_at INTEGER,
+        revoked_at   INTEGER
+      );
+
+      CREATE TABLE domain_circuit_breakers (
+        provider   TEXT PRIMARY KEY,
+        state      TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+
+      CREATE TABLE proxy_logs (
+        seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+        id              TEXT NOT NULL UNIQUE,
+        started_at      INTEGER NOT NULL,
+        protocol        TEXT NOT NULL,
+        path            TEXT NOT NULL,
+        client_key_id   TEXT,
+        requested_model TEXT,
+        model           TEXT,
+        stream          INTEGER NOT NULL DEFAULT 0,
+        status          INTEGER NOT NULL,
+        error_code      TEXT,
+        error_message   TEXT,
+        connection_id   TEXT,
+        connection_name TEXT,
+        provider        TEXT,
+        ttfb_ms         INTEGER,
+        duration_ms     INTEGER,
+        input_tokens    INTEGER,
+        output_tokens   INTEGER,
+        skipped         TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE INDEX idx_pl_timestamp ON proxy_logs(started_at);
+      CREATE INDEX idx_pl_connection ON proxy_logs(connection_id, seq);
+
+      CREATE TABLE proxy_log_attempts (
+        request_id      TEXT NOT NULL,
+        attempt         INTEGER NOT NULL,
+        connection_id   TEXT NOT NULL,
+        connection_name TEXT NOT NULL,
+        provider        TEXT NOT NULL,
+        model           TEXT NOT NULL,
+        started_at      INTEGER NOT NULL,
+        status          INTEGER,
+        error_class     TEXT,
+        error_code      TEXT,
+        error_message   TEXT,
+        ttfb_ms         INTEGER,
+        duration_ms     INTEGER,
+        failed_over     INTEGER NOT NULL DEFAULT 0,
+        queued_ms       INTEGER,
+        PRIMARY KEY (request_id, attempt)
+      );
+      CREATE INDEX idx_pla_connection ON proxy_log_attempts(connection_id, started_at);
+    `,
+  },
+];

@@ -1,0 +1,137 @@
+// Upstream transport over undici: pooled keep-alive connections per origin (one Agent per connect
+// timeout value), split timeouts (connect / response headers / idle between body chunks), and an
+// AbortSignal that tears the socket down when the client goes away.
+import { Agent } from 'undici';
+import type { Readable } from 'node:stream';
+
+export interface UpstreamRequest {
+  url: URL;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: Buffer;
+  signal: AbortSignal;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  idleTimeoutMs: number;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Readable;
+}
+
+export type TransportFailureKind = 'connect_timeout' | 'headers_timeout' | 'idle_timeout' | 'network' | 'aborted';
+
+export class TransportError extends Error {
+  constructor(
+    readonly kind: TransportFailureKind,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
+/** Maps undici / socket errors to the transport failure kinds the classifier understands. */
+export function toTransportError(err: unknown, signal?: AbortSignal): TransportError {
+  if (err instanceof TransportError) return err;
+  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  if (signal?.aborted || e?.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
+    return new TransportError('aborted', 'request aborted', code);
+  }
+  switch (code) {
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return new TransportError('connect_timeout', 'connecting to the upstream timed out', code);
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new TransportError('headers_timeout', 'the upstream did not send response headers in time', code);
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new TransportError('idle_timeout', 'the upstream stream went silent for too long', code);
+    default:
+      return new TransportError('network', describeNetworkError(code, e?.message ?? e?.cause?.message), code);
+  }
+}
+
+function describeNetworkError(code: string | undefined, message: string | undefined): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'the upstream refused the connection';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'the upstream closed the connection';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the upstream host name could not be resolved';
+    case 'CERT_HAS_EXPIRED':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+      return 'the upstream TLS certificate was rejected';
+    default:
+      return message ? `network error: ${message}` : 'network error';
+  }
+}
+
+export class UpstreamClient {
+  private readonly agents = new Map<number, Agent>();
+
+  private agentFor(connectTimeoutMs: number): Agent {
+    let a = this.agents.get(connectTimeoutMs);
+    if (!a) {
+      a = new Agent({
+        connect: { timeout: connectTimeoutMs },
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+        pipelining: 1,
+      });
+      this.agents.set(connectTimeoutMs, a);
+    }
+    return a;
+  }
+
+  async request(req: UpstreamRequest): Promise<UpstreamResponse> {
+    try {
+      const res = await this.agentFor(req.connectTimeoutMs).request({
+        origin: req.url.origin,
+        path: req.url.pathname + req.url.search,
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal: req.signal,
+        headersTimeout: req.headersTimeoutMs,
+        bodyTimeout: req.idleTimeoutMs,
+      });
+      return { status: res.statusCode, headers: res.headers, body: res.body };
+    } catch (err) {
+      throw toTransportError(err, req.signal);
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.allSettled(all.map((a) => a.close()));
+  }
+}
+
+/** Reads up to `limit` bytes of a body as text, then discards the rest. */
+export async function readBodyText(body: Readable, limit = 64 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      const b = chunk as Buffer;
+      if (size < limit) {
+        chunks.push(size + b.length > limit ? b.subarray(0, limit - size) : b);
+      }
+      size += b.length;
+      if (size >= limit) break;
+    }
+  } catch {
+    // a body that breaks off still yields what arrived
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

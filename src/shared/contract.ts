@@ -1,0 +1,438 @@
+// The management contract: every method (with its REST route and input schema) and every push
+// event, declared once. The IPC handlers (desktop), the HTTP routes (headless) and the renderer's
+// Bridge are all derived from this object; tests/unit/contractDrift.test.ts fails when they drift.
+import { z } from 'zod';
+import type {
+  AdmissionView,
+  AppInfo,
+  BreakerView,
+  ClearCooldownsResult,
+  ClientKeyView,
+  ConnectionTestResult,
+  ConnectionView,
+  CooldownsView,
+  HealthView,
+  LogsPage,
+  ModelLockoutView,
+  ModelsView,
+  RequestLogEntry,
+  SettingsPatchResult,
+  SettingsView,
+} from './model';
+import { AUTH_CLASSES, CONNECTION_KINDS } from './model';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface MethodSpec<I extends z.ZodType = z.ZodType, O = unknown> {
+  http: HttpMethod;
+  /** REST path; ":name" segments fill the input field of the same name. */
+  path: string;
+  input: I;
+  /** Where a JSON body goes: merged into the input (default) or under one input field. */
+  bodyField?: string;
+  summary: string;
+  /** Phantom: the output type. */
+  readonly _output?: O;
+}
+
+const method =
+  <O>() =>
+  <I extends z.ZodType>(spec: Omit<MethodSpec<I, O>, '_output'>): MethodSpec<I, O> =>
+    spec as MethodSpec<I, O>;
+
+const none = z.object({}).strict();
+const id = z.string().min(1).max(200);
+
+// ---- connection input ------------------------------------------------------------------------
+
+const positiveInt = z.number().int().min(1);
+export const rateLimitOverridesSchema = z
+  .object({
+    maxConcurrent: positiveInt.max(100_000).optional(),
+    modelConcurrency: z.record(z.string().min(1).max(200), positiveInt.max(100_000)).optional(),
+    maxWaitMs: z.number().int().min(1).max(86_400_000).optional(),
+    executionMaxWaitMs: z.number().int().min(1).max(86_400_000).optional(),
+    requestsPerMinute: positiveInt.max(1_000_000).optional(),
+    minTimeMs: z.number().int().min(0).max(3_600_000).optional(),
+  })
+  .strict();
+
+export const providerSpecificDataSchema = z
+  .object({
+    lowPriorityMode: z.boolean().optional(),
+    autoLimitReset: z.boolean().optional(),
+    organizationUUID: z.string().max(100).optional(),
+    rotationOverrides: z
+      .object({ rateLimitResetSeconds: z.number().int().min(1).max(21_600).optional() })
+      .strict()
+      .optional(),
+  })
+  .catchall(z.unknown());
+
+export const timeoutsSchema = z
+  .object({
+    connectMs: z.number().int().min(100).max(600_000).optional(),
+    headersMs: z.number().int().min(1_000).max(86_400_000).optional(),
+    idleMs: z.number().int().min(1_000).max(3_600_000).optional(),
+  })
+  .strict();
+
+const providerId = z
+  .string()
+  .trim()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'use lowercase letters, digits, ".", "_" or "-" (e.g. "glm")');
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2_000)
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL');
+
+const connectionFields = {
+  name: z.string().trim().min(1).max(100),
+  kind: z.enum(CONNECTION_KINDS),
+  provider: providerId.optional(),
+  authClass: z.enum(AUTH_CLASSES).optional(),
+  baseUrl: httpUrl.optional(),
+  /** Write-only. Omitted on update: keep the stored secret; null: remove it. */
+  secret: z.string().min(1).max(20_000).nullable().optional(),
+  priority: z.number().int().min(0).max(1_000).optional(),
+  enabled: z.boolean().optional(),
+  models: z.array(z.string().trim().min(1).max(200)).max(2_000).optional(),
+  passthroughModels: z.boolean().optional(),
+  maxConcurrent: z.number().int().min(1).max(100_000).nullable().optional(),
+  rateLimitOverrides: rateLimitOverridesSchema.optional(),
+  disableCooling: z.boolean().optional(),
+  providerSpecificData: providerSpecificDataSchema.optional(),
+  timeouts: timeoutsSchema.optional(),
+};
+
+export const connectionCreateSchema = z
+  .object({ ...connectionFields, rateLimitProtection: z.boolean().optional() })
+  .strict();
+export type ConnectionCreateInput = z.input<typeof connectionCreateSchema>;
+
+/**
+ * PUT/PATCH body. `rateLimitProtection` is accepted and ignored: only POST /api/rate-limits
+ * changes it (R-RQ-29).
+ */
+export const connectionUpdateSchema = z
+  .object({
+    name: connectionFields.name.optional(),
+    kind: connectionFields.kind.optional(),
+    provider: connectionFields.provider,
+    authClass: connectionFields.authClass,
+    baseUrl: connectionFields.baseUrl,
+    secret: connectionFields.secret,
+    priority: connectionFields.priority,
+    enabled: connectionFields.enabled,
+    models: connectionFields.models,
+    passthroughModels: connectionFields.passthroughModels,
+    maxConcurrent: connectionFields.maxConcurrent,
+    rateLimitOverrides: connectionFields.rateLimitOverrides,
+    disableCooling: connectionFields.disableCooling,
+    providerSpecificData: connectionFields.providerSpecificData,
+    timeouts: connectionFields.timeouts,
+    rateLimitProtection: z.unknown().optional(),
+  })
+  .strict();
+export type ConnectionUpdateInput = z.input<typeof connectionUpdateSchema>;
+
+const cooldownClearSchema = z.union([
+  z.object({ connectionIds: z.array(id).min(1).max(10_000) }).strict(),
+  z.object({ all: z.literal(true), provider: z.string().min(1).max(100).optional() }).strict(),
+]);
+
+// ---- the contract ------------------------------------------------------------------------------
+
+export const contract = {
+  getHealth: method<HealthView>()({
+    http: 'GET',
+    path: '/api/monitoring/health',
+    input: none,
+    summary: 'Engine status, version, uptime, proxy port and provider breakers.',
+  }),
+  getAppInfo: method<AppInfo>()({
+    http: 'GET',
+    path: '/api/app',
+    input: none,
+    summary: 'Shell, version, data directory and proxy URL.',
+  }),
+  getManagementToken: method<{ token: string }>()({
+    http: 'GET',
+    path: '/api/app/management-token',
+    input: none,
+    summary: 'The local management token (for scripts and the browser dashboard).',
+  }),
+
+  getSettings: method<SettingsView>()({
+    http: 'GET',
+    path: '/api/settings',
+    input: none,
+    summary: 'Every setting with its value, source (default/env/persisted) and range.',
+  }),
+  patchSettings: method<SettingsPatchResult>()({
+    http: 'PATCH',
+    path: '/api/settings',
+    input: z.object({ patch: z.record(z.string(), z.unknown()) }).strict(),
+    bodyField: 'patch',
+    summary: 'Change settings (nested or dotted keys; null removes the saved value). All or nothing.',
+  }),
+  getResilience: method<SettingsView>()({
+    http: 'GET',
+    path: '/api/resilience',
+    input: none,
+    summary: 'Resilience settings.',
+  }),
+  patchResilience: method<SettingsPatchResult>()({
+    http: 'PATCH',
+    path: '/api/resilience',
+    input: z.object({ patch: z.record(z.string(), z.unknown()) }).strict(),
+    bodyField: 'patch',
+    summary: 'Change resilience settings, e.g. {"p2cLatency": {"weight": 10}}.',
+  }),
+  resetResilience: method<{ providers: string[] }>()({
+    http: 'POST',
+    path: '/api/resilience/reset',
+    input: z.object({ provider: z.string().min(1).max(100).optional() }).strict(),
+    summary: 'Reset provider breakers (one provider, or all) and their window-gate memory.',
+  }),
+  listBreakers: method<BreakerView[]>()({
+    http: 'GET',
+    path: '/api/resilience/breakers',
+    input: none,
+    summary: 'Provider breakers with state and time to half-open.',
+  }),
+  listCooldowns: method<CooldownsView>()({
+    http: 'GET',
+    path: '/api/resilience/cooldowns',
+    input: z.object({ provider: z.string().min(1).max(100).optional() }).strict(),
+    summary: 'Connections with status, remaining cooldown, backoff level, last error type and model lockouts.',
+  }),
+  clearCooldowns: method<ClearCooldownsResult>()({
+    http: 'POST',
+    path: '/api/resilience/cooldowns',
+    input: cooldownClearSchema,
+    summary: 'Clear cooldowns for connections ({connectionIds}) or all ({all: true, provider?}); terminal states stay.',
+  }),
+  listModelCooldowns: method<{ now: number; lockouts: ModelLockoutView[] }>()({
+    http: 'GET',
+    path: '/api/resilience/model-cooldowns',
+    input: none,
+    summary: 'Active model lockouts.',
+  }),
+  clearModelCooldown: method<{ removed: number }>()({
+    http: 'DELETE',
+    path: '/api/resilience/model-cooldowns',
+    input: z.object({ provider: z.string().min(1), connection: z.string().min(1), model: z.string().min(1) }).strict(),
+    summary: 'Re-enable a locked model on a connection.',
+  }),
+
+  listConnections: method<ConnectionView[]>()({
+    http: 'GET',
+    path: '/api/providers',
+    input: none,
+    summary: 'Provider connections (secrets masked) with their health.',
+  }),
+  getConnection: method<ConnectionView>()({
+    http: 'GET',
+    path: '/api/providers/:id',
+    input: z.object({ id }).strict(),
+    summary: 'One connection.',
+  }),
+  createConnection: method<ConnectionView>()({
+    http: 'POST',
+    path: '/api/providers',
+    input: connectionCreateSchema,
+    summary: 'Add a connection.',
+  }),
+  replaceConnection: method<ConnectionView>()({
+    http: 'PUT',
+    path: '/api/providers/:id',
+    input: z.object({ id, patch: connectionUpdateSchema }).strict(),
+    bodyField: 'patch',
+    summary: 'Update a connection (rateLimitProtection is ignored here).',
+  }),
+  updateConnection: method<ConnectionView>()({
+    http: 'PATCH',
+    path: '/api/providers/:id',
+    input: z.object({ id, patch: connectionUpdateSchema }).strict(),
+    bodyField: 'patch',
+    summary: 'Change some fields of a connection (rateLimitProtection is ignored here).',
+  }),
+  deleteConnection: method<{ deleted: boolean }>()({
+    http: 'DELETE',
+    path: '/api/providers/:id',
+    input: z.object({ id }).strict(),
+    summary: 'Delete a connection.',
+  }),
+  testConnection: method<ConnectionTestResult>()({
+    http: 'POST',
+    path: '/api/providers/:id/test',
+    input: z.object({ id }).strict(),
+    summary: 'Check that the upstream answers with these credentials (lists its models when it can).',
+  }),
+
+  setRateLimitProtection: method<{ connectionId: string; rateLimitProtection: boolean; protected: boolean }>()({
+    http: 'POST',
+    path: '/api/rate-limits',
+    input: z.object({ connectionId: id, enabled: z.boolean() }).strict(),
+    summary: 'Turn explicit rate-limit queue protection on or off for a connection.',
+  }),
+  getAdmission: method<AdmissionView[]>()({
+    http: 'GET',
+    path: '/api/rate-limits',
+    input: none,
+    summary: 'Queue depth, in-flight requests and protection per connection.',
+  }),
+
+  listClientKeys: method<ClientKeyView[]>()({
+    http: 'GET',
+    path: '/api/keys',
+    input: none,
+    summary: 'Client keys that agents use to call the proxy (masked).',
+  }),
+  createClientKey: method<{ key: ClientKeyView; secret: string }>()({
+    http: 'POST',
+    path: '/api/keys',
+    input: z.object({ name: z.string().trim().min(1).max(100) }).strict(),
+    summary: 'Create a client key.',
+  }),
+  revealClientKey: method<{ secret: string }>()({
+    http: 'POST',
+    path: '/api/keys/:id/reveal',
+    input: z.object({ id }).strict(),
+    summary: 'The full value of a client key (for copy-paste setup).',
+  }),
+  revokeClientKey: method<{ revoked: boolean }>()({
+    http: 'DELETE',
+    path: '/api/keys/:id',
+    input: z.object({ id }).strict(),
+    summary: 'Revoke a client key.',
+  }),
+
+  listLogs: method<LogsPage>()({
+    http: 'GET',
+    path: '/api/logs',
+    input: z
+      .object({
+        limit: z.coerce.number().int().min(1).max(500).optional(),
+        before: z.coerce.number().int().optional(),
+        connectionId: z.string().max(200).optional(),
+        errorsOnly: z
+          .union([z.boolean(), z.enum(['true', 'false'])])
+          .transform((v) => v === true || v === 'true')
+          .optional(),
+      })
+      .strict(),
+    summary: 'Recent requests, newest first, with their attempts and skipped connections.',
+  }),
+  getLog: method<RequestLogEntry>()({
+    http: 'GET',
+    path: '/api/logs/:id',
+    input: z.object({ id }).strict(),
+    summary: 'One request with every attempt.',
+  }),
+  listModels: method<ModelsView>()({
+    http: 'GET',
+    path: '/api/models',
+    input: none,
+    summary: 'Models the proxy can route, by connection.',
+  }),
+} as const;
+
+export type Contract = typeof contract;
+export type MethodName = keyof Contract;
+export const METHOD_NAMES = Object.keys(contract) as MethodName[];
+
+export type InputOf<M extends MethodName> = z.input<Contract[M]['input']>;
+export type ParsedInputOf<M extends MethodName> = z.output<Contract[M]['input']>;
+export type OutputOf<M extends MethodName> = Contract[M] extends MethodSpec<any, infer O> ? O : never;
+
+/** What the engine implements (one function per method, input already validated). */
+export type Handlers = { [M in MethodName]: (input: ParsedInputOf<M>) => Promise<OutputOf<M>> };
+
+/** What the renderer calls (over IPC or HTTP). Methods without required input take no argument. */
+export type ClientMethods = {
+  [M in MethodName]: {} extends InputOf<M>
+    ? (input?: InputOf<M>) => Promise<OutputOf<M>>
+    : (input: InputOf<M>) => Promise<OutputOf<M>>;
+};
+
+// ---- push events -------------------------------------------------------------------------------
+
+export interface ResilienceSnapshot {
+  now: number;
+  breakers: BreakerView[];
+  cooldowns: CooldownsView;
+  lockouts: ModelLockoutView[];
+}
+
+const event = <P>() => ({}) as { readonly _payload?: P };
+
+export const events = {
+  connections: event<ConnectionView[]>(),
+  resilience: event<ResilienceSnapshot>(),
+  admission: event<AdmissionView[]>(),
+  /** New request log entries, batched as they are written. */
+  logs: event<RequestLogEntry[]>(),
+  settings: event<SettingsView>(),
+  health: event<HealthView>(),
+} as const;
+
+export type EventName = keyof typeof events;
+export const EVENT_NAMES = Object.keys(events) as EventName[];
+export type EventPayload<E extends EventName> = (typeof events)[E] extends { readonly _payload?: infer P } ? P : never;
+export type EventListener<E extends EventName> = (payload: EventPayload<E>) => void;
+
+/** The renderer's view of the engine: methods plus event subscription. */
+export type Bridge = ClientMethods & {
+  on<E extends EventName>(event: E, listener: EventListener<E>): () => void;
+};
+
+// ---- errors and channels -----------------------------------------------------------------------
+
+export interface ApiErrorBody {
+  error: { code: string; message: string; field?: string };
+}
+
+export const IPC_PREFIX = 'switchyard:';
+export const ipcChannel = (m: MethodName) => `${IPC_PREFIX}${m}`;
+export const ipcEventChannel = (e: EventName) => `${IPC_PREFIX}event:${e}`;
+/** Server-sent events stream of the headless shell. */
+export const EVENTS_PATH = '/api/events';
+
+/**
+ * Validates input at the boundary. Returns the parsed value or a field-named error, shaped the same
+ * for IPC and HTTP callers.
+ */
+export function parseInput<M extends MethodName>(
+  name: M,
+  raw: unknown,
+): { ok: true; value: ParsedInputOf<M> } | { ok: false; error: ApiErrorBody['error'] } {
+  const r = contract[name].input.safeParse(raw ?? {});
+  if (r.success) return { ok: true, value: r.data as ParsedInputOf<M> };
+  const issue = r.error.issues[0];
+  const spec = contract[name] as MethodSpec;
+  let path = issue?.path.map(String) ?? [];
+  if (spec.bodyField && path[0] === spec.bodyField) path = path.slice(1);
+  const field = path.join('.') || '(input)';
+  let message = issue?.message ?? 'invalid input';
+  if (issue?.code === 'unrecognized_keys') {
+    const keys = (issue as { keys?: string[] }).keys ?? [];
+    const full = keys.map((k) => (path.length ? `${path.join('.')}.${k}` : k));
+    return {
+      ok: false,
+      error: { code: 'invalid_input', message: `unknown field ${full.join(', ')}`, field: full[0] ?? field },
+    };
+  }
+  if (issue?.code === 'invalid_union') message = 'does not match any accepted shape';
+  return { ok: false, error: { code: 'invalid_input', message: `${field}: ${message}`, field } };
+}

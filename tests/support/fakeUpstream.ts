@@ -1,0 +1,349 @@
+// A fake upstream provider on 127.0.0.1, port 0. It answers in OpenAI and Anthropic shapes
+// (JSON or SSE), can be scripted per key, model or path (status, headers, body, streamed chunks
+// with delays, stalls, hangs, dropped sockets, a concurrency cap) and records every request it
+// receives, the most requests in flight at once, and requests whose client went away.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface RecordedRequest {
+  seq: number;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  key: string | null;
+  model: string | null;
+  body: Record<string, unknown> | null;
+  rawBody: string;
+  receivedAt: number;
+  /** True when the client closed the connection before the response finished. */
+  clientClosed: boolean;
+}
+
+export interface Chunk {
+  data: string;
+  delayMs?: number;
+}
+
+export interface ScriptedResponse {
+  status?: number;
+  headers?: Record<string, string>;
+  json?: unknown;
+  body?: string;
+  /** Raw body pieces written one by one (for SSE, include the "event:/data:" framing). */
+  chunks?: Chunk[];
+  /** Wait before sending headers. */
+  delayMs?: number;
+  /** Send headers, then nothing until the client goes away. */
+  stallAfterHeaders?: boolean;
+  /** Never answer at all (until the client goes away). */
+  hang?: boolean;
+  /** Destroy the socket instead of answering. */
+  destroy?: boolean;
+}
+
+export type Responder = ScriptedResponse | ((req: RecordedRequest) => ScriptedResponse | undefined);
+
+export interface Match {
+  key?: string;
+  model?: string;
+  path?: string | RegExp;
+}
+
+interface Script {
+  match: Match;
+  responses: Responder[];
+  repeatLast: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class FakeUpstream {
+  private server: Server | null = null;
+  private scripts: Script[] = [];
+  private sockets = new Set<Socket>();
+  readonly requests: RecordedRequest[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  private cap: { limit: number; over: ScriptedResponse } | null = null;
+  private seq = 0;
+  private waiters: (() => void)[] = [];
+
+  static async start(): Promise<FakeUpstream> {
+    const f = new FakeUpstream();
+    await f.listen();
+    return f;
+  }
+
+  get port(): number {
+    return (this.server!.address() as AddressInfo).port;
+  }
+
+  /** Base URL for Anthropic-protocol connections (the SDK convention: no /v1). */
+  get anthropicUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Base URL for OpenAI-protocol connections (with /v1). */
+  get openaiUrl(): string {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
+
+  private listen(): Promise<void> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.on('connection', (s) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
+    return new Promise((resolve) => {
+      server.listen(0, '127.0.0.1', () => {
+        this.server = server;
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * Scripts responses for requests that match. Responses are used in order; with repeatLast (the
+   * default) the last one keeps answering. Later scripts win over earlier ones.
+   */
+  script(match: Match, responses: Responder[], opts: { repeatLast?: boolean } = {}): this {
+    this.scripts.unshift({ match, responses: [...responses], repeatLast: opts.repeatLast ?? true });
+    return this;
+  }
+
+  /** Answers `over` to requests beyond `limit` in flight. */
+  capConcurrency(limit: number, over: ScriptedResponse = { status: 429, json: { error: { type: 'rate_limit_error', message: 'too many concurrent requests' } } }): this {
+    this.cap = { limit, over };
+    return this;
+  }
+
+  reset(): void {
+    this.scripts = [];
+    this.requests.length = 0;
+    this.cap = null;
+    this.maxInFlight = this.inFlight;
+  }
+
+  requestsFor(match: Match): RecordedRequest[] {
+    return this.requests.filter((r) => matches(match, r));
+  }
+
+  /** Resolves when cond() holds (checked on every request event), or rejects after timeoutMs. */
+  async waitFor(cond: () => boolean, timeoutMs = 5_000): Promise<void> {
+    const start = Date.now();
+    while (!cond()) {
+      if (Date.now() - start > timeoutMs) throw new Error('fake upstream: condition not met in time');
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 20);
+      });
+    }
+  }
+
+  private notify() {
+    const w = this.waiters;
+    this.waiters = [];
+    w.forEach((fn) => fn());
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+
+  private pick(rec: RecordedRequest): ScriptedResponse | undefined {
+    for (const s of this.scripts) {
+      if (!matches(s.match, rec)) continue;
+      const r = s.responses.length > 1 || !s.repeatLast ? s.responses.shift() : s.responses[0];
+      if (r === undefined) continue;
+      const resolved = typeof r === 'function' ? r(rec) : r;
+      if (resolved) return resolved;
+    }
+    return undefined;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const rawBody = Buffer.concat(chunks).toString('utf8');
+    let body: Record<string, unknown> | null = null;
+    try {
+      body = rawBody ? (JSON.parse(rawBody) as Record<string, unknown>) : null;
+    } catch {
+      body = null;
+    }
+    const auth = req.headers['authorization'];
+    const key =
+      (typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : null) ??
+      (typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : null);
+    const rec: RecordedRequest = {
+      seq: ++this.seq,
+      method: req.method ?? 'GET',
+      path: (req.url ?? '/').split('?')[0]!,
+      headers: { ...req.headers },
+      key,
+      model: typeof body?.model === 'string' ? body.model : null,
+      body,
+      rawBody,
+      receivedAt: Date.now(),
+      clientClosed: false,
+    };
+    this.requests.push(rec);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    let finished = false;
+    res.on('close', () => {
+      if (!res.writableFinished) rec.clientClosed = true;
+      if (!finished) {
+        finished = true;
+        this.inFlight--;
+      }
+      this.notify();
+    });
+    this.notify();
+
+    const overCap = this.cap !== null && this.inFlight > this.cap.limit;
+    const scripted = overCap ? this.cap!.over : this.pick(rec);
+    const r = scripted ?? defaultResponse(rec);
+    try {
+      await this.respond(req, res, rec, r);
+    } catch {
+      res.destroy();
+    }
+  }
+
+  private async respond(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, r: ScriptedResponse) {
+    if (r.delayMs) await sleep(r.delayMs);
+    if (r.destroy) {
+      req.socket.destroy();
+      return;
+    }
+    if (r.hang) return; // stays open until the client goes away
+    const status = r.status ?? 200;
+    const headers: Record<string, string> = { ...r.headers };
+    if (r.chunks) {
+      headers['content-type'] ??= 'text/event-stream';
+      res.writeHead(status, headers);
+      res.flushHeaders();
+      for (const c of r.chunks) {
+        if (c.delayMs) await sleep(c.delayMs);
+        if (res.destroyed) return;
+        res.write(c.data);
+      }
+      res.end();
+      return;
+    }
+    if (r.stallAfterHeaders) {
+      res.writeHead(status, { 'content-type': 'text/event-stream', ...headers });
+      res.flushHeaders();
+      return;
+    }
+    const body = r.json !== undefined ? JSON.stringify(r.json) : (r.body ?? '');
+    if (r.json !== undefined) headers['content-type'] ??= 'application/json';
+    res.writeHead(status, headers);
+    res.end(body);
+    void rec;
+  }
+}
+
+function matches(m: Match, r: RecordedRequest): boolean {
+  if (m.key !== undefined && r.key !== m.key) return false;
+  if (m.model !== undefined && r.model !== m.model) return false;
+  if (m.path !== undefined) {
+    if (typeof m.path === 'string' ? r.path !== m.path : !m.path.test(r.path)) return false;
+  }
+  return true;
+}
+
+// ---- default protocol-shaped answers -----------------------------------------------------------
+
+export const sse = (event: string | null, data: unknown, delayMs?: number): Chunk => ({
+  data: `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`,
+  delayMs,
+});
+
+export function anthropicMessage(model: string, text = 'Hello from the fake upstream.') {
+  return {
+    id: 'msg_fake_1',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 12, output_tokens: 7 },
+  };
+}
+
+export function anthropicStream(model: string, pieces = ['Hello', ' from', ' the', ' stream.'], delayMs?: number): Chunk[] {
+  return [
+    sse('message_start', {
+      type: 'message_start',
+      message: { id: 'msg_fake_s', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } },
+    }),
+    sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    ...pieces.map((p) => sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: p } }, delayMs)),
+    sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
+    sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: pieces.length } }),
+    sse('message_stop', { type: 'message_stop' }),
+  ];
+}
+
+export function openaiCompletion(model: string, text = 'Hello from the fake upstream.') {
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15 },
+  };
+}
+
+export function openaiStream(model: string, pieces = ['Hello', ' from', ' the', ' stream.'], delayMs?: number): Chunk[] {
+  const base = { id: 'chatcmpl-fake-s', object: 'chat.completion.chunk', created: 1_700_000_000, model };
+  return [
+    sse(null, { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
+    ...pieces.map((p) => sse(null, { ...base, choices: [{ index: 0, delta: { content: p }, finish_reason: null }] }, delayMs)),
+    sse(null, { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+    sse(null, { ...base, choices: [], usage: { prompt_tokens: 9, completion_tokens: pieces.length, total_tokens: 9 + pieces.length } }),
+    sse(null, '[DONE]'),
+  ];
+}
+
+export function responsesResult(model: string, text = 'Hello from the fake upstream.') {
+  return {
+    id: 'resp_fake',
+    object: 'response',
+    created_at: 1_700_000_000,
+    status: 'completed',
+    model,
+    output: [
+      { type: 'message', id: 'msg_fake', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] },
+    ],
+    usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+  };
+}
+
+function defaultResponse(rec: RecordedRequest): ScriptedResponse {
+  const model = rec.model ?? 'unknown';
+  const stream = rec.body?.stream === true;
+  if (rec.path.endsWith('/models')) {
+    return { json: { object: 'list', data: [{ id: 'fake-model-a', object: 'model' }, { id: 'fake-model-b', object: 'model' }] } };
+  }
+  if (rec.path === '/v1/messages/count_tokens') return { json: { input_tokens: 42 } };
+  if (rec.path === '/v1/messages') return stream ? { chunks: anthropicStream(model) } : { json: anthropicMessage(model) };
+  if (rec.path === '/v1/chat/completions') return stream ? { chunks: openaiStream(model) } : { json: openaiCompletion(model) };
+  if (rec.path === '/v1/responses') {
+    if (!stream) return { json: responsesResult(model) };
+    const done = responsesResult(model);
+    return {
+      chunks: [
+        sse('response.created', { type: 'response.created', response: { ...done, status: 'in_progress', output: [] } }),
+        sse('response.output_text.delta', { type: 'response.output_text.delta', item_id: 'msg_fake', output_index: 0, content_index: 0, delta: 'Hello from the fake upstream.' }),
+        sse('response.completed', { type: 'response.completed', response: done }),
+      ],
+    };
+  }
+  return { status: 404, json: { error: { type: 'not_found_error', message: `fake upstream has no ${rec.path}` } } };
+}
