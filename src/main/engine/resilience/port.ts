@@ -3,6 +3,7 @@
 // reports each outcome here.
 import type { ClearCooldownsResult, CooldownsView, BreakerView, ModelLockoutView, SkipReason } from '../../../shared/model';
 import type { Target } from '../routing/target';
+import type { RetryHint } from './retryHints';
 
 /** One failed upstream attempt, as the classifier sees it. */
 export interface UpstreamFailure {
@@ -21,8 +22,10 @@ export interface AttemptVerdict {
   reason: string;
   /** Try another connection for this request (only ever before any byte reached the client). */
   failover: boolean;
-  /** Upstream retry hint in ms, relayed as Retry-After when this error is what the client gets. */
+  /** Retry-After to relay (ms) when this error is what the client gets. */
   retryAfterMs: number | null;
+  /** The upstream's own retry hint and where it came from (the request queue reads this). */
+  hint: RetryHint | null;
 }
 
 export interface Exclusion {
@@ -41,6 +44,11 @@ export interface ResiliencePort {
   onFailure(target: Target, failure: UpstreamFailure, now: number): AttemptVerdict;
   /** The attempt ended with no outcome (client went away): release anything beginAttempt claimed. */
   onAbandon(target: Target, now: number): void;
+  /**
+   * Locks one model on one connection for a while, outside the lockout settings' escalation: used
+   * by the request queue for long body-declared waits it cannot absorb (R-RQ-13, exact scope).
+   */
+  lockModel(target: Target, durationMs: number, reason: string, now: number): void;
 }
 
 export interface ResilienceManagement {

@@ -3,16 +3,18 @@
 import type { ClearCooldownsResult, CooldownsView } from '../../../shared/model';
 import type { ConnectionRegistry } from '../connections/registry';
 import type { AttemptVerdict, Resilience, UpstreamFailure } from './port';
+import { retryHintFrom } from './retryHints';
 
 const RETRYABLE = new Set([401, 402, 403, 404, 408, 409, 429, 500, 502, 503, 504, 529]);
 
-export function basicVerdict(f: UpstreamFailure): AttemptVerdict {
-  if (f.kind !== 'http') return { reason: f.kind, failover: true, retryAfterMs: null };
-  const ra = Number(f.headers['retry-after']);
+export function basicVerdict(f: UpstreamFailure, now: number): AttemptVerdict {
+  if (f.kind !== 'http') return { reason: f.kind, failover: true, retryAfterMs: null, hint: null };
+  const hint = retryHintFrom(f.headers, f.body, now);
   return {
     reason: `http_${f.status}`,
     failover: f.status !== null && RETRYABLE.has(f.status),
-    retryAfterMs: Number.isFinite(ra) && ra > 0 ? ra * 1000 : null,
+    retryAfterMs: hint?.ms ?? null,
+    hint,
   };
 }
 
@@ -21,8 +23,9 @@ export function statelessResilience(registry: ConnectionRegistry): Resilience {
     exclusion: () => null,
     beginAttempt: () => null,
     onSuccess: () => {},
-    onFailure: (_t, f) => basicVerdict(f),
+    onFailure: (_t, f, now) => basicVerdict(f, now),
     onAbandon: () => {},
+    lockModel: () => {},
     breakers: () => [],
     cooldowns: (now): CooldownsView => ({
       now,
