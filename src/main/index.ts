@@ -4,7 +4,7 @@
 import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, safeStorage, shell, Tray } from 'electron';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createEngine, type Engine } from './engine';
 import { forwardEvents, registerIpcServer } from './desktop/ipc';
 import { keychainKeyProvider } from './desktop/keychain';
@@ -64,11 +64,19 @@ function createWindow(): BrowserWindow {
   return w;
 }
 
+const rendererFileUrl = pathToFileURL(rendererFile).href;
+
+/** Only our own renderer may call the IPC API: the built file, or the dev server's exact origin. */
 function isTrustedSender(url: string | undefined): boolean {
   if (!url) return false;
-  const devUrl = process.env.ELECTRON_RENDERER_URL;
-  if (devUrl && url.startsWith(devUrl)) return true;
-  return url.startsWith('file://') && url.includes('/renderer/index.html');
+  try {
+    const u = new URL(url);
+    const devUrl = process.env.ELECTRON_RENDERER_URL;
+    if (devUrl && u.origin === new URL(devUrl).origin) return true;
+    return u.protocol === 'file:' && `${u.origin === 'null' ? 'file://' : u.origin}${u.pathname}` === rendererFileUrl;
+  } catch {
+    return false;
+  }
 }
 
 async function boot() {

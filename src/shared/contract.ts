@@ -1,6 +1,6 @@
 // The management contract: every method (with its REST route and input schema) and every push
 // event, declared once. The IPC handlers (desktop), the HTTP routes (headless) and the renderer's
-// Bridge are all derived from this object; tests/unit/contractDrift.test.ts fails when they drift.
+// Bridge are all derived from this object; tests/unit/foundation/contractDrift.test.ts fails when they drift.
 import { z } from 'zod';
 import type {
   AdmissionView,
@@ -409,6 +409,17 @@ export const ipcEventChannel = (e: EventName) => `${IPC_PREFIX}event:${e}`;
 /** Server-sent events stream of the headless shell. */
 export const EVENTS_PATH = '/api/events';
 
+type Issue = z.core.$ZodIssue;
+
+/** For a union, the issue of the branch that came closest (fewest problems), so the field is named. */
+function closestIssue(issue: Issue | undefined): Issue | undefined {
+  if (!issue || issue.code !== 'invalid_union') return issue;
+  const branches = (issue as { errors?: Issue[][] }).errors ?? [];
+  const best = [...branches].sort((a, b) => a.length - b.length)[0];
+  const inner = best?.[0];
+  return inner ? closestIssue({ ...inner, path: [...issue.path, ...inner.path] } as Issue) : issue;
+}
+
 /**
  * Validates input at the boundary. Returns the parsed value or a field-named error, shaped the same
  * for IPC and HTTP callers.
@@ -419,7 +430,7 @@ export function parseInput<M extends MethodName>(
 ): { ok: true; value: ParsedInputOf<M> } | { ok: false; error: ApiErrorBody['error'] } {
   const r = contract[name].input.safeParse(raw ?? {});
   if (r.success) return { ok: true, value: r.data as ParsedInputOf<M> };
-  const issue = r.error.issues[0];
+  const issue = closestIssue(r.error.issues[0]);
   const spec = contract[name] as MethodSpec;
   let path = issue?.path.map(String) ?? [];
   if (spec.bodyField && path[0] === spec.bodyField) path = path.slice(1);

@@ -32,8 +32,12 @@ export class SecretRedactor {
 
   scrub(text: string): string {
     let out = text;
-    for (const s of this.secrets) {
-      if (out.includes(s)) out = out.split(s).join('[redacted]');
+    // Longest first, so a secret that contains another is removed whole; each also in its
+    // JSON-escaped form, which is how it appears inside a line's fields.
+    for (const s of [...this.secrets].sort((a, b) => b.length - a.length)) {
+      for (const form of new Set([s, JSON.stringify(s).slice(1, -1)])) {
+        if (out.includes(form)) out = out.split(form).join('[redacted]');
+      }
     }
     // Bearer tokens and sk-style keys that were never registered (e.g. a client's wrong key).
     out = out.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g, '$1[redacted]');
@@ -42,15 +46,27 @@ export class SecretRedactor {
   }
 }
 
-function safeFields(fields: Record<string, unknown>): Record<string, unknown> {
+const MAX_DEPTH = 8;
+
+/** Copies a field value with credential-named fields redacted at any depth (arrays included). */
+function safeValue(v: unknown, path: object[]): unknown {
+  if (v instanceof Error) return { name: v.name, message: v.message, code: (v as { code?: unknown }).code };
+  if (v === null || typeof v !== 'object') return v;
+  if (path.includes(v)) return '[circular]';
+  if (path.length >= MAX_DEPTH) return '[nested too deep]';
+  const inner = [...path, v];
+  if (Array.isArray(v)) return v.map((x) => safeValue(x, inner));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) {
-    if (SENSITIVE_KEYS.test(k)) out[k] = '[redacted]';
-    else if (v instanceof Error) out[k] = { name: v.name, message: v.message, code: (v as { code?: unknown }).code };
-    else if (v && typeof v === 'object' && !Array.isArray(v)) out[k] = safeFields(v as Record<string, unknown>);
-    else out[k] = v;
-  }
+  for (const [k, x] of Object.entries(v)) out[k] = SENSITIVE_KEYS.test(k) ? '[redacted]' : safeValue(x, inner);
   return out;
+}
+
+function fieldsJson(fields: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(safeValue(fields, []));
+  } catch {
+    return '"[fields could not be serialised]"';
+  }
 }
 
 export function createLogger(opts: {
@@ -65,7 +81,7 @@ export function createLogger(opts: {
   const make = (scope: string | undefined): Logger => {
     const log = (level: LogLevel, event: string, fields?: Record<string, unknown>) => {
       if (LEVELS[level] < min) return;
-      const body = fields ? ` ${JSON.stringify(safeFields(fields))}` : '';
+      const body = fields ? ` ${fieldsJson(fields)}` : '';
       const line = `${new Date(now()).toISOString()} ${level.toUpperCase()} ${scope ? `${scope}.` : ''}${event}${body}`;
       const clean = opts.redactor.scrub(line);
       for (const s of opts.sinks) s.write(`${clean}\n`);

@@ -118,12 +118,14 @@ export function validatePatch(patch: unknown, allowed?: (k: SettingKey) => boole
         if (n.adjusted) adjusted.push({ key, ...n.adjusted });
         continue;
       }
-      const isPrefix = SETTING_KEYS.some((s) => s.startsWith(`${key}.`) && (allowed === undefined || allowed(s)));
+      // Walk into a group even when none of its keys is allowed, so the error names the leaf.
+      const isPrefix = SETTING_KEYS.some((s) => s.startsWith(`${key}.`));
       if (isPrefix && v !== null && typeof v === 'object' && !Array.isArray(v)) {
         const err = walk(v as Record<string, unknown>, key);
         if (err) return err;
         continue;
       }
+      if (isSettingKey(key)) return { field: key, message: `${key} cannot be changed here (use /api/settings)` };
       return { field: key, message: `${key} is not a known setting` };
     }
     return undefined;

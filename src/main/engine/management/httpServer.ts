@@ -42,6 +42,10 @@ export function compileRoutes(): CompiledRoute[] {
   });
 }
 
+/**
+ * The route for a method and path with its decoded path parameters; 'method_not_allowed' when the
+ * path exists for other methods, 'invalid_path' when a parameter has a malformed %-escape.
+ */
 export function matchRoute(routes: CompiledRoute[], method: string, path: string) {
   let pathMatched = false;
   for (const r of routes) {
@@ -50,10 +54,14 @@ export function matchRoute(routes: CompiledRoute[], method: string, path: string
     pathMatched = true;
     if (r.method !== method) continue;
     const params: Record<string, string> = {};
-    r.params.forEach((p, i) => (params[p] = decodeURIComponent(m[i + 1]!)));
+    try {
+      r.params.forEach((p, i) => (params[p] = decodeURIComponent(m[i + 1]!)));
+    } catch {
+      return 'invalid_path' as const;
+    }
     return { route: r, params };
   }
-  return pathMatched ? 'method_not_allowed' : null;
+  return pathMatched ? ('method_not_allowed' as const) : null;
 }
 
 const MIME: Record<string, string> = {
@@ -156,6 +164,11 @@ export class ManagementHttpServer {
     if (m === 'method_not_allowed') {
       return this.json(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed on ${path}` } });
     }
+    if (m === 'invalid_path') {
+      return this.json(res, 400, {
+        error: { code: 'invalid_input', message: 'the path has a malformed %-escape', field: '(path)' },
+      });
+    }
     const input: Record<string, unknown> = {};
     for (const [k, v] of url.searchParams) if (k !== 'token') input[k] = v;
     let body: unknown = undefined;
@@ -222,7 +235,13 @@ export class ManagementHttpServer {
       return;
     }
     const root = resolve(dir);
-    let file = resolve(join(root, normalize(decodeURIComponent(path))));
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(path);
+    } catch {
+      return this.json(res, 400, { error: { code: 'invalid_path', message: 'the path has a malformed %-escape' } });
+    }
+    let file = resolve(join(root, normalize(decoded)));
     if (file !== root && !file.startsWith(root + sep)) {
       return this.json(res, 404, { error: { code: 'not_found', message: 'not found' } });
     }

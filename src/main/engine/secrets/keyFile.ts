@@ -27,7 +27,11 @@ export function fileKeyProvider(dataDir: string, fileName = 'secret.key'): KeyPr
 export function loadOrCreateTokenFile(path: string, make: () => string): string {
   if (existsSync(path)) {
     const t = readFileSync(path, 'utf8').trim();
-    if (t.length >= 16) return t;
+    if (t.length >= 16) {
+      // The file is a credential: keep it private even if it was loosened since it was made.
+      chmodSync(path, 0o600);
+      return t;
+    }
   }
   const token = make();
   writeFileSync(path, `${token}\n`, { mode: 0o600 });

@@ -46,9 +46,14 @@ export class SecretBox {
   }
 }
 
-/** Masks a secret for display: a short prefix and the last four characters. */
+/**
+ * Masks a secret for display: a short prefix and the last four characters, never more than a third
+ * of the secret (a shorter secret loses the prefix first, then shows nothing).
+ */
 export function maskSecret(secret: string): string {
-  if (secret.length < 12) return '••••';
+  const tail = secret.slice(-4);
   const head = secret.startsWith('sk-') ? secret.slice(0, 6) : secret.slice(0, 3);
-  return `${head}…${secret.slice(-4)}`;
+  if (secret.length >= 12 && head.length + tail.length <= secret.length / 3) return `${head}…${tail}`;
+  if (secret.length >= 12) return `…${tail}`;
+  return '••••';
 }

@@ -17,7 +17,9 @@ export interface ResolvedSettings {
   /** Env values that were read (after clamping), by key. */
   envValues: Partial<Record<SettingKey, unknown>>;
   persisted: Partial<Record<SettingKey, unknown>>;
-  /** Env or stored values that could not be used, with why. */
+  /** Env or stored values that were outside their range and were clamped into it. */
+  adjusted: { key: SettingKey; source: 'env' | 'persisted'; from: unknown; to: unknown }[];
+  /** Env or stored values that could not be used as given (ignored or clamped), with why. */
   warnings: string[];
 }
 
@@ -29,6 +31,7 @@ export function resolveSettings(env: Env, persisted: Partial<Record<string, unkn
   const envValues: Partial<Record<SettingKey, unknown>> = {};
   const cleanPersisted: Partial<Record<SettingKey, unknown>> = {};
   const warnings: string[] = [];
+  const adjusted: ResolvedSettings['adjusted'] = [];
 
   for (const key of SETTING_KEYS) {
     const def = settingDefs[key];
@@ -45,6 +48,10 @@ export function resolveSettings(env: Env, persisted: Partial<Record<string, unkn
         warnings.push(`${name}=${JSON.stringify(raw)} is not a valid value for ${key}; ignored`);
         continue;
       }
+      if (parsed.adjusted) {
+        adjusted.push({ key, source: 'env', ...parsed.adjusted });
+        warnings.push(`${name}=${JSON.stringify(raw)} is outside the range of ${key}; using ${JSON.stringify(parsed.value)}`);
+      }
       envValue = parsed.value;
       hasEnv = true;
       envValues[key] = envValue;
@@ -56,6 +63,10 @@ export function resolveSettings(env: Env, persisted: Partial<Record<string, unkn
     if (Object.prototype.hasOwnProperty.call(persisted, key)) {
       const n = normalizeValue(def, persisted[key]);
       if (n.ok) {
+        if (n.adjusted) {
+          adjusted.push({ key, source: 'persisted', ...n.adjusted });
+          warnings.push(`saved value of ${key} is outside its range; using ${JSON.stringify(n.value)}`);
+        }
         hasPersisted = true;
         persistedValue = n.value;
         cleanPersisted[key] = n.value;
@@ -79,7 +90,7 @@ export function resolveSettings(env: Env, persisted: Partial<Record<string, unkn
     values['modelLockout.maxCooldownMs'] = values['modelLockout.baseCooldownMs'];
   }
 
-  return { values: values as SettingValues, sources, envValues, persisted: cleanPersisted, warnings };
+  return { values: values as SettingValues, sources, envValues, persisted: cleanPersisted, adjusted, warnings };
 }
 
 function readPath(obj: unknown, path: string): unknown {
