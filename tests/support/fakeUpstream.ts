@@ -22,6 +22,8 @@ export interface RecordedRequest {
 export interface Chunk {
   data: string;
   delayMs?: number;
+  /** Written only once this settles (lets a test prove chunks flow before the stream ends). */
+  gate?: Promise<unknown>;
 }
 
 export interface ScriptedResponse {
@@ -227,6 +229,7 @@ export class FakeUpstream {
       res.flushHeaders();
       for (const c of r.chunks) {
         if (c.delayMs) await sleep(c.delayMs);
+        if (c.gate) await c.gate;
         if (res.destroyed) return;
         res.write(c.data);
       }

@@ -17,6 +17,8 @@ export class ClientKeyService {
   private readonly byHash = new Map<string, ClientKeyRecord>();
   private readonly byId = new Map<string, ClientKeyRecord>();
   private readonly lastUsedFlush = new Map<string, number>();
+  /** Recently presented keys (plaintext -> record), so the hot path skips hashing. Bounded. */
+  private readonly recent = new Map<string, ClientKeyRecord>();
 
   constructor(
     private readonly repo: ClientKeysRepo,
@@ -74,14 +76,20 @@ export class ClientKeyService {
     k.revokedAt = this.clock.now();
     this.repo.revoke(id, k.revokedAt);
     this.byHash.delete(k.keyHash);
+    this.recent.clear();
     return true;
   }
 
   /** The key record for a presented key, or null. Records last use at most once a minute. */
   authenticate(presented: string | null): ClientKeyRecord | null {
     if (!presented) return null;
-    const rec = this.byHash.get(hashKey(presented));
-    if (!rec) return null;
+    let rec = this.recent.get(presented);
+    if (!rec) {
+      rec = this.byHash.get(hashKey(presented));
+      if (!rec) return null;
+      if (this.recent.size >= 64) this.recent.clear();
+      this.recent.set(presented, rec);
+    }
     const now = this.clock.now();
     rec.lastUsedAt = now;
     const last = this.lastUsedFlush.get(rec.id) ?? 0;

@@ -1,13 +1,15 @@
-// The request log: entries are buffered and written in one transaction per flush (off the request
-// path), pushed to the dashboard as a batch, and pruned by age and count.
+// The request log: entries are batched off the request path and handed to a LogWriter (a worker
+// thread with its own SQLite connection), pushed to the dashboard as a batch, and pruned by age
+// and count. Reads wait for the writes handed over before them.
 import type { LogsPage, RequestLogEntry } from '../../../shared/model';
 import type { CancelTimer, Clock } from '../clock';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
-import type { LogsRepo } from '../store/logsRepo';
+import { insertOps, pruneOps, type LogsRepo } from '../store/logsRepo';
+import type { LogWriter } from './logWriter';
 
-const FLUSH_MS = 250;
-const FLUSH_ROWS = 500;
+const FLUSH_MS = 50;
+const FLUSH_ROWS = 256;
 const PRUNE_EVERY_MS = 10 * 60_000;
 
 export class RequestLog {
@@ -17,6 +19,7 @@ export class RequestLog {
 
   constructor(
     private readonly repo: LogsRepo,
+    private readonly writer: LogWriter,
     private readonly clock: Clock,
     private readonly bus: EventBus,
     private readonly log: Logger,
@@ -35,11 +38,7 @@ export class RequestLog {
     if (this.buffer.length === 0) return;
     const batch = this.buffer;
     this.buffer = [];
-    try {
-      this.repo.insertMany(batch);
-    } catch (err) {
-      this.log.error('requestLog.writeFailed', { err, rows: batch.length });
-    }
+    this.writer.write(insertOps(batch));
     this.bus.emit('logs', batch);
     const now = this.clock.now();
     if (now - this.lastPrune > PRUNE_EVERY_MS) {
@@ -48,27 +47,30 @@ export class RequestLog {
     }
   }
 
-  prune(): number {
+  /** Queues the retention clean-up (by age and by count). */
+  prune(): void {
     const { retentionDays, maxRows } = this.limits();
-    try {
-      return this.repo.prune(this.clock.now() - retentionDays * 86_400_000, maxRows);
-    } catch (err) {
-      this.log.error('requestLog.pruneFailed', { err });
-      return 0;
-    }
+    this.writer.write(pruneOps(this.clock.now() - retentionDays * 86_400_000, maxRows));
   }
 
-  page(opts: { limit: number; before?: number; connectionId?: string; errorsOnly?: boolean }): LogsPage {
+  async page(opts: { limit: number; before?: number; connectionId?: string; errorsOnly?: boolean }): Promise<LogsPage> {
     this.flush();
+    await this.writer.drain();
     return this.repo.page(opts);
   }
 
-  get(id: string): RequestLogEntry | null {
+  async get(id: string): Promise<RequestLogEntry | null> {
     this.flush();
+    await this.writer.drain();
     return this.repo.get(id);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.flush();
+    try {
+      await this.writer.close();
+    } catch (err) {
+      this.log.error('requestLog.closeFailed', { err });
+    }
   }
 }

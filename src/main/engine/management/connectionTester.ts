@@ -5,7 +5,7 @@ import type { Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
 import type { ConnectionRecord } from '../store/connectionsRepo';
 import { readBodyText, type UpstreamClient } from '../upstream/client';
-import { buildUpstreamHeaders, upstreamUrl } from '../upstream/headers';
+import { buildUpstreamHeaders, upstreamTarget } from '../upstream/headers';
 
 export class ConnectionTester {
   constructor(
@@ -30,7 +30,7 @@ export class ConnectionTester {
     const cancel = this.clock.setTimer(() => controller.abort(), 15_000);
     try {
       const res = await this.upstream.request({
-        url: upstreamUrl(conn, 'models'),
+        ...upstreamTarget(conn, 'models'),
         method: 'GET',
         headers: buildUpstreamHeaders(conn, secret, {}, { stream: false, hasBody: false }),
         signal: controller.signal,

@@ -10,19 +10,19 @@ import type {
   SkipEntry,
   WireProtocol,
 } from '../../../shared/model';
-import { AdmissionError, type AdmissionPort } from '../admission/port';
+import { AdmissionError, NEVER_ABORTED, type AdmissionPort } from '../admission/port';
 import type { Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
-import type { Logger } from '../logger';
+import type { Logger, SecretRedactor } from '../logger';
 import type { RequestLog } from '../logs/requestLog';
 import type { AttemptVerdict, Exclusion, ResiliencePort, UpstreamFailure } from '../resilience/port';
 import { resolveTargets } from '../routing/resolve';
 import type { TargetSelector } from '../routing/selector';
 import type { Target } from '../routing/target';
-import { effectiveFor } from '../settings/resolve';
 import type { SettingsService } from '../settings/settingsService';
 import { readBodyText, toTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/client';
-import { buildUpstreamHeaders, HOP_BY_HOP, upstreamUrl, type UpstreamEndpoint } from '../upstream/headers';
+import { buildUpstreamHeaders, HOP_BY_HOP, upstreamTarget, type UpstreamEndpoint } from '../upstream/headers';
+import type { TimeoutResolver } from '../upstream/timeouts';
 import { UsageTap } from '../upstream/usage';
 import { rewriteModel } from './body';
 import { ProxyError, sendProxyError } from './errors';
@@ -35,6 +35,9 @@ export interface PipelineDeps {
   upstream: UpstreamClient;
   selector: TargetSelector;
   requestLog: RequestLog;
+  timeouts: TimeoutResolver;
+  /** Scrubs known secrets out of upstream error text before it is stored or relayed. */
+  redactor: SecretRedactor;
   clock: Clock;
   log: Logger;
 }
@@ -111,9 +114,11 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
   }
 
   const order = deps.selector.order(`${call.wire}|${model}`, resolution.targets, values['routing.roundRobin']);
+  // One controller per request: aborted when the client goes away or an execution budget runs
+  // out; the reason tells which. It is the signal undici sees, so either ends the upstream call.
   const clientGone = new AbortController();
   const onClose = () => {
-    if (!res.writableFinished) clientGone.abort(new Error('client closed the connection'));
+    if (!res.writableFinished) clientGone.abort(CLIENT_GONE);
   };
   res.on('close', onClose);
 
@@ -122,6 +127,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
     null;
   let lastAdmission: AdmissionError | null = null;
   const exclusions: { target: Target; ex: Exclusion }[] = [];
+  let countTokensUnsupported = false;
 
   try {
     for (const target of order) {
@@ -131,8 +137,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
         skipped.push(skip(target, { reason: 'attempt_budget', until: null, detail: `${maxAttempts} attempts used` }));
         continue;
       }
-      const now = deps.clock.now();
-      const ex = deps.resilience.exclusion(target, now) ?? deps.resilience.beginAttempt(target, now);
+      const ex = deps.resilience.exclusion(target, deps.clock.now());
       if (ex) {
         skipped.push(skip(target, ex));
         exclusions.push({ target, ex });
@@ -143,7 +148,6 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
       try {
         lease = await deps.admission.acquire(target, clientGone.signal);
       } catch (err) {
-        deps.resilience.onAbandon(target, deps.clock.now());
         if (err instanceof AdmissionError) {
           lastAdmission = err;
           skipped.push(skip(target, { reason: 'admission_rejected', until: null, detail: `${err.code}: ${err.message}` }));
@@ -151,6 +155,17 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
         }
         if (clientGone.signal.aborted) break;
         throw err;
+      }
+
+      // The wait in the queue may have been long: the target can have started cooling (or its
+      // breaker opened) meanwhile. Look again, and only then claim a half-open probe.
+      const now = deps.clock.now();
+      const late = deps.resilience.exclusion(target, now) ?? deps.resilience.beginAttempt(target, now);
+      if (late) {
+        lease.release();
+        skipped.push(skip(target, late));
+        exclusions.push({ target, ex: late });
+        continue;
       }
 
       const attemptNo = attempts.length + 1;
@@ -173,9 +188,18 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
       attempts.push(entry);
       const t0 = deps.clock.monotonic();
       let result: AttemptResult;
+      const onExpire = () => clientGone.abort(EXECUTION_EXPIRED);
+      const watchExpiry = lease.signal !== NEVER_ABORTED;
+      if (watchExpiry) {
+        if (lease.signal.aborted) onExpire();
+        else lease.signal.addEventListener('abort', onExpire, { once: true });
+      }
       try {
-        result = await attempt(deps, call, target, lease.signal, clientGone.signal, stream, entry);
+        // The execution budget ends when the response starts: it never cuts a response in progress (R-RQ-06).
+        const onCommit = () => watchExpiry && lease.signal.removeEventListener('abort', onExpire);
+        result = await attempt(deps, call, target, clientGone.signal, stream, entry, onCommit);
       } finally {
+        if (watchExpiry) lease.signal.removeEventListener('abort', onExpire);
         lease.release();
       }
       entry.durationMs = Math.round(deps.clock.monotonic() - t0);
@@ -202,6 +226,14 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
         finishWithError(deps, logBase, err, target);
         return;
       }
+      if (call.protocol === 'anthropic-count-tokens' && [404, 405, 501].includes(result.failure.status ?? 0)) {
+        // The endpoint is missing on this gateway: not a failure of the connection or the model.
+        deps.resilience.onAbandon(target, deps.clock.now());
+        entry.status = result.failure.status;
+        entry.errorClass = 'endpoint_unsupported';
+        countTokensUnsupported = true;
+        break;
+      }
       const verdict = deps.resilience.onFailure(target, result.failure, deps.clock.now());
       deps.admission.observe(target, result.failure, verdict);
       entry.status = result.failure.status;
@@ -216,13 +248,18 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
     res.off('close', onClose);
   }
 
-  if (clientGone.signal.aborted) {
+  if (clientGone.signal.aborted && clientGone.signal.reason === CLIENT_GONE) {
     finishAborted(deps, logBase);
     return;
   }
   // The last tried target had nowhere to fail over to.
   if (last && attempts.length > 0) attempts[attempts.length - 1]!.failedOver = false;
 
+  // Anthropic-compatible gateways often lack count_tokens; an estimate keeps agents working.
+  if (countTokensUnsupported) {
+    answerTokenEstimate(deps, logBase);
+    return;
+  }
   if (last) {
     relayFailure(deps, logBase, last.failure, last.verdict, last.response.response);
     return;
@@ -293,46 +330,40 @@ const flatHeaders = (h: UpstreamResponse['headers']): Record<string, string> => 
   return out;
 };
 
+const CLIENT_GONE = new Error('client closed the connection');
+const EXECUTION_EXPIRED = new Error('execution budget ran out');
+
 /** One upstream attempt. Resolves once the response is committed and fully streamed, or failed. */
 async function attempt(
   deps: PipelineDeps,
   call: InboundCall,
   target: Target,
-  executionSignal: AbortSignal,
-  clientSignal: AbortSignal,
+  signal: AbortSignal,
   stream: boolean,
   entry: AttemptEntry,
+  onCommit: () => void,
 ): Promise<AttemptResult> {
   const { conn } = target;
-  const snapshot = deps.settings.snapshot;
   const secret = deps.registry.secretOf(conn);
   const body = target.model === call.json.model ? call.body : rewriteModel(call.body, call.json, target.model);
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  clientSignal.addEventListener('abort', abort, { once: true });
-  executionSignal.addEventListener('abort', abort, { once: true });
-  const cleanup = () => {
-    clientSignal.removeEventListener('abort', abort);
-    executionSignal.removeEventListener('abort', abort);
-  };
   const aborted = (): AttemptResult | null =>
-    clientSignal.aborted ? { kind: 'aborted' } : executionSignal.aborted ? { kind: 'execution_timeout' } : null;
+    !signal.aborted ? null : signal.reason === EXECUTION_EXPIRED ? { kind: 'execution_timeout' } : { kind: 'aborted' };
+  const timeouts = deps.timeouts.of(conn);
 
   const t0 = deps.clock.monotonic();
   let upstream: UpstreamResponse;
   try {
     upstream = await deps.upstream.request({
-      url: upstreamUrl(conn, call.endpoint),
+      ...upstreamTarget(conn, call.endpoint),
       method: 'POST',
       headers: buildUpstreamHeaders(conn, secret, call.req.headers, { stream, hasBody: true }),
       body,
-      signal: controller.signal,
-      connectTimeoutMs: effectiveFor(snapshot, 'upstream.connectTimeoutMs', conn).value,
-      headersTimeoutMs: effectiveFor(snapshot, 'upstream.headersTimeoutMs', conn).value,
-      idleTimeoutMs: effectiveFor(snapshot, 'upstream.idleTimeoutMs', conn).value,
+      signal,
+      connectTimeoutMs: timeouts.connectMs,
+      headersTimeoutMs: timeouts.headersMs,
+      idleTimeoutMs: timeouts.idleMs,
     });
   } catch (err) {
-    cleanup();
     const a = aborted();
     if (a) return a;
     const te = toTransportError(err);
@@ -352,8 +383,9 @@ async function attempt(
 
   const headers = flatHeaders(upstream.headers);
   if (upstream.status < 200 || upstream.status >= 300) {
-    const text = await readBodyText(upstream.body);
-    cleanup();
+    // An upstream that quotes the key back ("Incorrect API key provided: sk-...") must not hand it
+    // to the agent, the connection's last error or the dashboard: scrub before anything reads it.
+    const text = deps.redactor.scrub(await readBodyText(upstream.body));
     const a = aborted();
     if (a) return a;
     return {
@@ -377,7 +409,6 @@ async function attempt(
   const firstByteAt = deps.clock.monotonic();
   const ttfbMs = Math.round(firstByteAt - t0);
   if (first.kind === 'error') {
-    cleanup();
     const a = aborted();
     if (a) return a;
     const te = toTransportError(first.error);
@@ -389,10 +420,9 @@ async function attempt(
     };
   }
   if (first.kind === 'chunk' && stream) {
-    const streamErr = leadingStreamError(first.chunk);
+    const streamErr = leadingStreamError(first.chunk, deps.redactor);
     if (streamErr) {
       reader.destroy();
-      cleanup();
       return {
         kind: 'failed',
         failure: { kind: 'stream_error', status: streamErr.status, headers, body: streamErr.body, message: streamErr.message },
@@ -403,6 +433,7 @@ async function attempt(
   }
 
   // Commit.
+  onCommit();
   entry.ttfbMs = ttfbMs;
   deps.resilience.onSuccess(target, deps.clock.now(), { ttfbMs });
   deps.admission.observe(target, null, null);
@@ -414,10 +445,9 @@ async function attempt(
   res.writeHead(upstream.status, out);
   const tap = new UsageTap();
   const completed = await reader.pipeTo(res, first.kind === 'chunk' ? first.chunk : null, tap);
-  cleanup();
   const usage = tap.result();
   if (!completed.ok) {
-    if (clientSignal.aborted) {
+    if (signal.aborted && signal.reason === CLIENT_GONE) {
       // The client went away mid-stream; the upstream request was aborted with it.
     } else {
       const te = toTransportError(completed.error);
@@ -549,8 +579,8 @@ class BodyReader {
 }
 
 /** An SSE stream that opens with an error event (e.g. Anthropic "overloaded_error") is a failure. */
-function leadingStreamError(chunk: Buffer): { status: number; body: string; message: string } | null {
-  const head = chunk.subarray(0, 2048).toString('utf8');
+function leadingStreamError(chunk: Buffer, redactor: SecretRedactor): { status: number; body: string; message: string } | null {
+  const head = redactor.scrub(chunk.subarray(0, 2048).toString('utf8'));
   if (!/^(event:\s*error\b|data:\s*\{"(type":"error"|error"))/.test(head.trimStart())) return null;
   const dataLine = head.split('\n').find((l) => l.startsWith('data:'));
   const body = dataLine ? dataLine.slice(5).trim() : '{}';
@@ -665,6 +695,32 @@ function finishWithError(deps: PipelineDeps, b: LogBase, err: ProxyError, target
     e.provider = target.conn.provider;
     e.model = target.model;
   }
+  deps.requestLog.append(e);
+}
+
+/**
+ * A local count_tokens answer (about four characters per token over the prompt's JSON), marked
+ * with x-switchyard-estimated so a client can tell it from the provider's own count.
+ */
+export function estimateInputTokens(json: Record<string, unknown>): number {
+  const text = JSON.stringify([json.system ?? '', json.messages ?? [], json.tools ?? []]);
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+function answerTokenEstimate(deps: PipelineDeps, b: LogBase): void {
+  const body = JSON.stringify({ input_tokens: estimateInputTokens(b.call.json) });
+  const res = b.call.res;
+  res.writeHead(200, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'x-switchyard-request-id': b.call.requestId,
+    'x-switchyard-estimated': 'true',
+  });
+  res.end(body);
+  const e = baseEntry(deps, b);
+  e.status = 200;
+  e.errorCode = 'count_tokens_estimated';
+  e.errorMessage = 'the upstream has no count_tokens endpoint; answered with a local estimate';
   deps.requestLog.append(e);
 }
 

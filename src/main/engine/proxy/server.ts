@@ -2,7 +2,7 @@
 // DNS rebinding, reads the bounded JSON body and hands the call to the pipeline.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { InboundProtocol, WireProtocol } from '../../../shared/model';
 import type { ClientKeyService } from '../auth/clientKeys';
 import { isLoopbackHost } from '../net/loopback';
@@ -44,8 +44,16 @@ function protocolForPath(path: string, headers: IncomingMessage['headers']): Inb
   return 'openai-chat';
 }
 
+/** Request ids: a random per-process prefix and a counter (unique across restarts, cheap per request). */
+function requestIdFactory(): () => string {
+  const prefix = randomBytes(6).toString('hex');
+  let n = 0;
+  return () => `req_${prefix}${(n++).toString(36).padStart(6, '0')}`;
+}
+
 export class ProxyServer {
   private server: Server | null = null;
+  private readonly nextRequestId = requestIdFactory();
 
   constructor(private readonly deps: ProxyServerDeps) {}
 
@@ -54,6 +62,10 @@ export class ProxyServer {
     return a ? a.port : null;
   }
 
+  /**
+   * Listens on `port`. When already listening elsewhere, the new listener is bound first and the
+   * old one closed only after that succeeded, so a busy port never leaves the proxy without one.
+   */
   listen(port: number): Promise<number> {
     const server = createServer({ keepAlive: true, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
       void this.handle(req, res);
@@ -66,7 +78,9 @@ export class ProxyServer {
       };
       const onListening = () => {
         server.off('error', onError);
+        const old = this.server;
         this.server = server;
+        if (old) void closeServer(old);
         resolve((server.address() as AddressInfo).port);
       };
       server.once('error', onError);
@@ -78,19 +92,12 @@ export class ProxyServer {
   async close(): Promise<void> {
     const s = this.server;
     this.server = null;
-    if (!s) return;
-    await new Promise<void>((resolve) => {
-      s.close(() => resolve());
-      s.closeIdleConnections();
-      // Streams in progress get a moment to finish, then are cut.
-      const t = setTimeoutUnref(() => s.closeAllConnections(), 2_000);
-      s.once('close', () => clearTimeout(t));
-    });
+    if (s) await closeServer(s);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const d = this.deps;
-    const requestId = `req_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const requestId = this.nextRequestId();
     const qIndex = req.url?.indexOf('?') ?? -1;
     const path = (qIndex >= 0 ? req.url!.slice(0, qIndex) : (req.url ?? '/')).replace(/\/+$/, '') || '/';
     const guessProtocol = protocolForPath(path, req.headers);
@@ -148,6 +155,16 @@ export class ProxyServer {
       sendProxyError(res, protocol, new ProxyError(500, 'internal_error', 'internal error in the proxy'), requestId);
     }
   }
+}
+
+/** Stops accepting connections; streams in progress get a moment to finish, then are cut. */
+function closeServer(s: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    s.close(() => resolve());
+    s.closeIdleConnections();
+    const t = setTimeoutUnref(() => s.closeAllConnections(), 2_000);
+    s.once('close', () => clearTimeout(t));
+  });
 }
 
 function setTimeoutUnref(fn: () => void, ms: number): ReturnType<typeof setTimeout> {

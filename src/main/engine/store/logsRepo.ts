@@ -92,25 +92,117 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry {
   };
 }
 
+/**
+ * Write statements, by index. Writes are described as data (statement index + parameters) so they
+ * can run on this thread or in the log writer's worker thread with its own connection.
+ */
+export const LOG_WRITE_SQL = [
+  `INSERT INTO proxy_logs (id, started_at, protocol, path, client_key_id, requested_model, model, stream, status,
+     error_code, error_message, connection_id, connection_name, provider, ttfb_ms, duration_ms, input_tokens,
+     output_tokens, skipped)
+   VALUES (@id, @startedAt, @protocol, @path, @clientKeyId, @requestedModel, @model, @stream, @status,
+     @errorCode, @errorMessage, @connectionId, @connectionName, @provider, @ttfbMs, @durationMs, @inputTokens,
+     @outputTokens, @skipped)`,
+  `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
+     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms)
+   VALUES (@requestId, @attempt, @connectionId, @connectionName, @provider, @model, @startedAt, @status,
+     @errorClass, @errorCode, @errorMessage, @ttfbMs, @durationMs, @failedOver, @queuedMs)`,
+  'DELETE FROM proxy_logs WHERE started_at < @olderThan',
+  'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET @keep)',
+  'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
+] as const;
+
+const INSERT_REQUEST = 0;
+const INSERT_ATTEMPT = 1;
+const PRUNE_OLD = 2;
+const PRUNE_COUNT = 3;
+const PRUNE_ORPHANS = 4;
+
+/** One write: [index into LOG_WRITE_SQL, named parameters]. */
+export type LogWriteOp = [number, Record<string, unknown>];
+
+export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
+  const ops: LogWriteOp[] = [];
+  for (const e of entries) {
+    ops.push([
+      INSERT_REQUEST,
+      {
+        id: e.id,
+        startedAt: e.startedAt,
+        protocol: e.protocol,
+        path: e.path,
+        clientKeyId: e.clientKeyId,
+        requestedModel: e.requestedModel,
+        model: e.model,
+        stream: e.stream ? 1 : 0,
+        status: e.status,
+        errorCode: e.errorCode,
+        errorMessage: e.errorMessage,
+        connectionId: e.connectionId,
+        connectionName: e.connectionName,
+        provider: e.provider,
+        ttfbMs: e.ttfbMs,
+        durationMs: e.durationMs,
+        inputTokens: e.inputTokens,
+        outputTokens: e.outputTokens,
+        skipped: JSON.stringify(e.skipped),
+      },
+    ]);
+    for (const a of e.attempts) {
+      ops.push([
+        INSERT_ATTEMPT,
+        {
+          requestId: e.id,
+          attempt: a.attempt,
+          connectionId: a.connectionId,
+          connectionName: a.connectionName,
+          provider: a.provider,
+          model: a.model,
+          startedAt: a.startedAt,
+          status: a.status,
+          errorClass: a.errorClass,
+          errorCode: a.errorCode,
+          errorMessage: a.errorMessage,
+          ttfbMs: a.ttfbMs,
+          durationMs: a.durationMs,
+          failedOver: a.failedOver ? 1 : 0,
+          queuedMs: a.queuedMs,
+        },
+      ]);
+    }
+  }
+  return ops;
+}
+
+/** Deletes requests older than `olderThan` and beyond the newest `maxRows`, with their attempts. */
+export function pruneOps(olderThan: number, maxRows: number): LogWriteOp[] {
+  return [
+    [PRUNE_OLD, { olderThan }],
+    [PRUNE_COUNT, { keep: maxRows }],
+    [PRUNE_ORPHANS, {}],
+  ];
+}
+
+/** Runs write ops in one transaction on a connection (this thread's, or the worker's). */
+export function runLogWrites(db: Db, ops: LogWriteOp[], cache?: Map<number, Statement>): void {
+  const stmts = cache ?? new Map<number, Statement>();
+  db.transaction(() => {
+    for (const [i, params] of ops) {
+      let st = stmts.get(i);
+      if (!st) stmts.set(i, (st = db.prepare(LOG_WRITE_SQL[i]!)));
+      st.run(params);
+    }
+  })();
+}
+
+type Statement = ReturnType<Db['prepare']>;
+
+/** Reads of the request log. Writes go through a LogWriter (see logs/logWriter.ts). */
 export class LogsRepo {
   private readonly stmts;
 
   constructor(private readonly db: Db) {
     this.stmts = {
-      insert: db.prepare(
-        `INSERT INTO proxy_logs (id, started_at, protocol, path, client_key_id, requested_model, model, stream, status,
-           error_code, error_message, connection_id, connection_name, provider, ttfb_ms, duration_ms, input_tokens,
-           output_tokens, skipped)
-         VALUES (@id, @startedAt, @protocol, @path, @clientKeyId, @requestedModel, @model, @stream, @status,
-           @errorCode, @errorMessage, @connectionId, @connectionName, @provider, @ttfbMs, @durationMs, @inputTokens,
-           @outputTokens, @skipped)`,
-      ),
-      insertAttempt: db.prepare(
-        `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
-           status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms)
-         VALUES (@requestId, @attempt, @connectionId, @connectionName, @provider, @model, @startedAt, @status,
-           @errorClass, @errorCode, @errorMessage, @ttfbMs, @durationMs, @failedOver, @queuedMs)`,
-      ),
       page: db.prepare(
         `SELECT * FROM proxy_logs WHERE seq < @before
            AND (@connectionId IS NULL OR connection_id = @connectionId
@@ -120,44 +212,7 @@ export class LogsRepo {
       ),
       byId: db.prepare('SELECT * FROM proxy_logs WHERE id = ?'),
       attemptsFor: db.prepare('SELECT * FROM proxy_log_attempts WHERE request_id = ? ORDER BY attempt'),
-      pruneOld: db.prepare('DELETE FROM proxy_logs WHERE started_at < ?'),
-      pruneCount: db.prepare(
-        'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
-      ),
-      pruneOrphans: db.prepare('DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)'),
-      seqOf: db.prepare('SELECT seq FROM proxy_logs WHERE id = ?'),
     };
-  }
-
-  insertMany(entries: RequestLogEntry[]): void {
-    this.db.transaction(() => {
-      for (const e of entries) {
-        this.stmts.insert.run({
-          id: e.id,
-          startedAt: e.startedAt,
-          protocol: e.protocol,
-          path: e.path,
-          clientKeyId: e.clientKeyId,
-          requestedModel: e.requestedModel,
-          model: e.model,
-          stream: e.stream ? 1 : 0,
-          status: e.status,
-          errorCode: e.errorCode,
-          errorMessage: e.errorMessage,
-          connectionId: e.connectionId,
-          connectionName: e.connectionName,
-          provider: e.provider,
-          ttfbMs: e.ttfbMs,
-          durationMs: e.durationMs,
-          inputTokens: e.inputTokens,
-          outputTokens: e.outputTokens,
-          skipped: JSON.stringify(e.skipped),
-        });
-        for (const a of e.attempts) {
-          this.stmts.insertAttempt.run({ requestId: e.id, ...a, failedOver: a.failedOver ? 1 : 0 });
-        }
-      }
-    })();
   }
 
   page(opts: { limit: number; before?: number; connectionId?: string; errorsOnly?: boolean }): LogsPage {
@@ -176,16 +231,5 @@ export class LogsRepo {
     const r = this.stmts.byId.get(id) as LogRow | undefined;
     if (!r) return null;
     return entryFromRow(r, (this.stmts.attemptsFor.all(id) as AttemptRow[]).map(attemptFromRow));
-  }
-
-  /** Deletes requests older than `olderThan` and beyond the newest `maxRows`. Returns rows removed. */
-  prune(olderThan: number, maxRows: number): number {
-    let removed = 0;
-    this.db.transaction(() => {
-      removed += this.stmts.pruneOld.run(olderThan).changes;
-      removed += this.stmts.pruneCount.run(maxRows).changes;
-      if (removed > 0) this.stmts.pruneOrphans.run();
-    })();
-    return removed;
   }
 }

@@ -5,7 +5,10 @@ import { Agent } from 'undici';
 import type { Readable } from 'node:stream';
 
 export interface UpstreamRequest {
-  url: URL;
+  /** e.g. "https://api.anthropic.com" */
+  origin: string;
+  /** Path and query, e.g. "/v1/messages" */
+  path: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body?: Buffer;
@@ -93,8 +96,8 @@ export class UpstreamClient {
   async request(req: UpstreamRequest): Promise<UpstreamResponse> {
     try {
       const res = await this.agentFor(req.connectTimeoutMs).request({
-        origin: req.url.origin,
-        path: req.url.pathname + req.url.search,
+        origin: req.origin,
+        path: req.path,
         method: req.method,
         headers: req.headers,
         body: req.body,

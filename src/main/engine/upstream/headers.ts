@@ -46,6 +46,21 @@ export function buildUpstreamHeaders(
   return h;
 }
 
+const targets = new WeakMap<ConnectionRecord, Map<UpstreamEndpoint, { origin: string; path: string }>>();
+
+/** Origin and path for an endpoint on a connection, computed once per connection record. */
+export function upstreamTarget(conn: ConnectionRecord, endpoint: UpstreamEndpoint): { origin: string; path: string } {
+  let m = targets.get(conn);
+  if (!m) targets.set(conn, (m = new Map()));
+  let t = m.get(endpoint);
+  if (!t) {
+    const u = upstreamUrl(conn, endpoint);
+    t = { origin: u.origin, path: u.pathname + u.search };
+    m.set(endpoint, t);
+  }
+  return t;
+}
+
 /** Full upstream URL for an inbound endpoint on a connection. */
 export function upstreamUrl(conn: ConnectionRecord, endpoint: UpstreamEndpoint): URL {
   const base = conn.baseUrl.replace(/\/+$/, '');
@@ -70,7 +85,6 @@ export const HOP_BY_HOP = new Set([
   'te',
   'trailer',
   'set-cookie',
-  'content-length',
   'date',
   'server',
   'alt-svc',

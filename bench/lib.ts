@@ -1,0 +1,129 @@
+// Bench helpers: child processes for the upstream and the headless shell, a load generator over
+// undici, and percentile maths.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Pool } from 'undici';
+
+export async function spawnJsonLine<T>(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: T }> {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const err: string[] = [];
+  child.stderr!.on('data', (d: Buffer) => err.push(d.toString()));
+  const info = await new Promise<T>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.on('line', (line) => {
+      try {
+        resolve(JSON.parse(line) as T);
+      } catch {
+        // ignore non-JSON lines
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${err.join('')}`)));
+  });
+  return { child, info };
+}
+
+export async function startUpstream() {
+  const { child, info } = await spawnJsonLine<{ port: number }>(process.execPath, ['--import', 'tsx', 'bench/upstream.ts']);
+  return { url: `http://127.0.0.1:${info.port}`, stop: () => child.kill('SIGTERM') };
+}
+
+export async function startSwitchyard(env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+  const { child, info } = await spawnJsonLine<{ managementPort: number; proxyPort: number }>(
+    process.execPath,
+    ['out/main/serve.js', '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, '--ready-json'],
+    { SWITCHYARD_LOG_LEVEL: 'warn', ...env },
+  );
+  const token = readFileSync(join(dataDir, 'management-token'), 'utf8').trim();
+  const mgmt = `http://127.0.0.1:${info.managementPort}`;
+  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${mgmt}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  const keys = await api<{ id: string }[]>('GET', '/api/keys');
+  const clientKey = (await api<{ secret: string }>('POST', `/api/keys/${keys[0]!.id}/reveal`)).secret;
+  return {
+    proxyUrl: `http://127.0.0.1:${info.proxyPort}`,
+    clientKey,
+    api,
+    stop: () => {
+      child.kill('SIGTERM');
+      setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 500).unref();
+    },
+  };
+}
+
+export interface RunResult {
+  count: number;
+  seconds: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+/** Sends `total` non-streaming requests with `concurrency` workers; returns throughput and latency. */
+export async function load(baseUrl: string, path: string, body: string, headers: Record<string, string>, concurrency: number, total: number): Promise<RunResult> {
+  const pool = new Pool(baseUrl, { connections: concurrency, pipelining: 1 });
+  const lat: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) {
+        next++;
+        const t0 = performance.now();
+        try {
+          const r = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+          await r.body.dump();
+          if (r.statusCode !== 200) errors++;
+        } catch {
+          errors++;
+        }
+        lat.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  await pool.close();
+  lat.sort((a, b) => a - b);
+  return { count: lat.length, seconds, rps: lat.length / seconds, p50: percentile(lat, 50), p99: percentile(lat, 99), errors };
+}
+
+/** Streams `total` responses one after another; returns time to first byte and total time. */
+export async function streamRuns(baseUrl: string, path: string, body: string, headers: Record<string, string>, total: number) {
+  const pool = new Pool(baseUrl, { connections: 1 });
+  const ttfb: number[] = [];
+  const full: number[] = [];
+  for (let i = 0; i < total; i++) {
+    const t0 = performance.now();
+    const r = await pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    let first = true;
+    for await (const _c of r.body) {
+      if (first) {
+        ttfb.push(performance.now() - t0);
+        first = false;
+      }
+    }
+    full.push(performance.now() - t0);
+  }
+  await pool.close();
+  ttfb.sort((a, b) => a - b);
+  full.sort((a, b) => a - b);
+  return { ttfbP50: percentile(ttfb, 50), ttfbP99: percentile(ttfb, 99), totalP50: percentile(full, 50), totalP99: percentile(full, 99) };
+}

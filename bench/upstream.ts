@@ -1,0 +1,57 @@
+// Bench upstream: a minimal OpenAI-shaped server in its own process, so the load generator, the
+// proxy and the upstream do not share an event loop. The requested model picks the behaviour:
+//   bench-delay-<ms>     JSON answer after <ms> milliseconds
+//   bench-stream-<n>     SSE stream of n chunks
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const completion = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1_700_000_000,
+  model: 'bench',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+});
+
+const chunk = (i: number) =>
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta: { content: `t${i} ` }, finish_reason: null }] })}\n\n`;
+
+const server = createServer((req, res) => {
+  const parts: Buffer[] = [];
+  req.on('data', (c: Buffer) => parts.push(c));
+  req.on('end', () => {
+    let model = 'bench-delay-0';
+    try {
+      model = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: string }).model ?? model;
+    } catch {
+      // keep the default
+    }
+    const stream = /^bench-stream-(\d+)$/.exec(model);
+    if (stream) {
+      const n = Number(stream[1]);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let i = 0;
+      const write = () => {
+        while (i < n) {
+          if (!res.write(chunk(i++))) return void res.once('drain', write);
+        }
+        res.end('data: [DONE]\n\n');
+      };
+      write();
+      return;
+    }
+    const delay = Number(/^bench-delay-(\d+)$/.exec(model)?.[1] ?? 0);
+    const answer = () => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
+      res.end(completion);
+    };
+    if (delay > 0) setTimeout(answer, delay);
+    else answer();
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+});
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

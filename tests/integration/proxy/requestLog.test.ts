@@ -1,0 +1,135 @@
+// The request log store: writes through the worker thread, reads after drain, paging, filters and
+// bounded retention (by count and by age), with attempts removed alongside their request.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../../src/shared/model';
+import { EventBus } from '../../../src/main/engine/events';
+import { createLogger, MemorySink, SecretRedactor } from '../../../src/main/engine/logger';
+import { WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
+import { RequestLog } from '../../../src/main/engine/logs/requestLog';
+import { openStore, type Db } from '../../../src/main/engine/store/db';
+import { LogsRepo } from '../../../src/main/engine/store/logsRepo';
+import { FakeClock } from '../../support/fakeClock';
+
+const DAY = 86_400_000;
+
+function entry(i: number, startedAt: number, status = 200): RequestLogEntry {
+  return {
+    id: `req_${i}`,
+    startedAt,
+    protocol: 'openai-chat',
+    path: '/v1/chat/completions',
+    clientKeyId: 'k',
+    requestedModel: 'm',
+    model: 'm',
+    stream: false,
+    status,
+    errorCode: status >= 400 ? 'upstream_error' : null,
+    errorMessage: null,
+    connectionId: i % 2 ? 'conn-odd' : 'conn-even',
+    connectionName: 'C',
+    provider: 'p',
+    ttfbMs: 1,
+    durationMs: 2,
+    inputTokens: 3,
+    outputTokens: 4,
+    attempts: [
+      {
+        attempt: 1,
+        connectionId: i % 2 ? 'conn-odd' : 'conn-even',
+        connectionName: 'C',
+        provider: 'p',
+        model: 'm',
+        startedAt,
+        status,
+        errorClass: null,
+        errorCode: null,
+        errorMessage: null,
+        ttfbMs: 1,
+        durationMs: 2,
+        failedOver: false,
+        queuedMs: 0,
+      },
+    ],
+    skipped: [{ connectionId: 'x', connectionName: 'X', provider: 'p', reason: 'cooling_down', until: startedAt + 1000, detail: 'rate limited' }],
+  };
+}
+
+describe('request log store', () => {
+  let dir: string;
+  let db: Db;
+  let writer: LogWriter;
+  let log: RequestLog;
+  let clock: FakeClock;
+  let limits = { retentionDays: 7, maxRows: 100 };
+  const bus = new EventBus();
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-log-'));
+    clock = new FakeClock();
+    const path = join(dir, 'switchyard.db');
+    db = openStore({ path, now: () => clock.now() });
+    const sink = new MemorySink();
+    const logger = createLogger({ sinks: [sink], redactor: new SecretRedactor(), now: () => clock.now() });
+    writer = await WorkerLogWriter.start({ db, dbPath: path, onError: (e) => logger.error('x', { e }) });
+    log = new RequestLog(new LogsRepo(db), writer, clock, bus, logger, () => limits);
+  });
+  afterEach(async () => {
+    await log.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes through a worker thread and reads every entry back with its attempts and skips', async () => {
+    expect(writer.kind).toBe('worker');
+    for (let i = 0; i < 10; i++) log.append(entry(i, clock.now() + i));
+    const page = await log.page({ limit: 5 });
+    expect(page.entries.map((e) => e.id)).toEqual(['req_9', 'req_8', 'req_7', 'req_6', 'req_5']);
+    expect(page.entries[0]!.attempts).toHaveLength(1);
+    expect(page.entries[0]!.skipped[0]).toMatchObject({ reason: 'cooling_down', detail: 'rate limited' });
+    const next = await log.page({ limit: 5, before: page.nextBefore! });
+    expect(next.entries.map((e) => e.id)).toEqual(['req_4', 'req_3', 'req_2', 'req_1', 'req_0']);
+    expect((await log.get('req_3'))!.attempts[0]!.connectionId).toBe('conn-odd');
+  });
+
+  it('filters by connection and by errors', async () => {
+    log.append(entry(1, clock.now(), 200));
+    log.append(entry(2, clock.now(), 429));
+    log.append(entry(3, clock.now(), 500));
+    expect((await log.page({ limit: 10, connectionId: 'conn-odd' })).entries.map((e) => e.id)).toEqual(['req_3', 'req_1']);
+    expect((await log.page({ limit: 10, errorsOnly: true })).entries.map((e) => e.id)).toEqual(['req_3', 'req_2']);
+  });
+
+  it('keeps at most maxRows requests, newest first, and drops their attempts', async () => {
+    limits = { retentionDays: 7, maxRows: 100 };
+    for (let i = 0; i < 150; i++) log.append(entry(i, clock.now()));
+    log.flush();
+    log.prune();
+    const page = await log.page({ limit: 500 });
+    expect(page.entries).toHaveLength(100);
+    expect(page.entries.at(-1)!.id).toBe('req_50');
+    const attempts = db.prepare('SELECT COUNT(*) AS n FROM proxy_log_attempts').get() as { n: number };
+    expect(attempts.n).toBe(100);
+  });
+
+  it('deletes requests older than the retention period', async () => {
+    limits = { retentionDays: 7, maxRows: 1000 };
+    log.append(entry(1, clock.now() - 8 * DAY));
+    log.append(entry(2, clock.now() - 6 * DAY));
+    log.flush();
+    log.prune();
+    expect((await log.page({ limit: 10 })).entries.map((e) => e.id)).toEqual(['req_2']);
+  });
+
+  it('pushes each batch of new entries to subscribers', async () => {
+    const seen: string[][] = [];
+    const off = bus.on('logs', (batch) => seen.push(batch.map((e) => e.id)));
+    log.append(entry(1, clock.now()));
+    log.append(entry(2, clock.now()));
+    clock.advance(100);
+    off();
+    expect(seen).toEqual([['req_1', 'req_2']]);
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parseJsonObject, rewriteModel } from '../../../src/main/engine/proxy/body';
+import { ProxyError } from '../../../src/main/engine/proxy/errors';
+import { estimateInputTokens } from '../../../src/main/engine/proxy/pipeline';
+
+describe('request bodies', () => {
+  it('rejects non-objects and malformed JSON with a typed 400', () => {
+    for (const raw of ['', 'null', '[1]', '"x"', '{"a":']) {
+      const err = (() => {
+        try {
+          parseJsonObject(Buffer.from(raw));
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(ProxyError);
+      expect((err as ProxyError).status).toBe(400);
+      expect((err as ProxyError).code).toBe('invalid_json');
+    }
+  });
+
+  it('splices the new model into the raw bytes and leaves everything else byte-identical', () => {
+    const raw = Buffer.from('{"model" : "glm/glm-4.6","messages":[{"role":"user","content":"keep\\u00e9 \\"quoted\\""}],"stream":true}');
+    const out = rewriteModel(raw, parseJsonObject(raw), 'glm-4.6');
+    expect(out.toString()).toBe('{"model" : "glm-4.6","messages":[{"role":"user","content":"keep\\u00e9 \\"quoted\\""}],"stream":true}');
+  });
+
+  it('re-serialises when "model" appears more than once in the bytes', () => {
+    const raw = Buffer.from('{"metadata":{"model":"x"},"model":"p/m"}');
+    const out = JSON.parse(rewriteModel(raw, parseJsonObject(raw), 'm').toString());
+    expect(out).toEqual({ metadata: { model: 'x' }, model: 'm' });
+  });
+
+  it('estimates prompt tokens at about four characters each', () => {
+    const n = estimateInputTokens({ model: 'm', messages: [{ role: 'user', content: 'x'.repeat(4000) }] });
+    expect(n).toBeGreaterThanOrEqual(1000);
+    expect(n).toBeLessThan(1100);
+  });
+});
