@@ -184,8 +184,13 @@ export const resilienceSettings = {
     description:
       'For a rate-limit error without an upstream hint, cool the connection for this many seconds instead of the scaled backoff.',
     default: [],
-    schema: z.array(providerQuotaOverrideSchema).max(500),
-    shape: 'list of { provider, rateLimitCooldownSeconds (1-21600) }',
+    schema: z
+      .array(providerQuotaOverrideSchema)
+      .max(500)
+      .refine((list) => new Set(list.map((o) => o.provider)).size === list.length, {
+        message: 'lists a provider more than once',
+      }),
+    shape: 'list of { provider, rateLimitCooldownSeconds (1-21600) }; omit a provider for Automatic',
   }),
   'rotation.rateLimitResetSeconds': nullableInt({
     group: 'connectionCooldown',

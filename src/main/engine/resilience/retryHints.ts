@@ -1,6 +1,8 @@
 // Upstream retry hints: how long the upstream asked us to wait, and where it said so. Headers win
-// over the body; a typed Google RetryInfo detail is told apart from an untyped retryDelay and from
-// prose, because the request queue treats them differently (SPEC R-RQ-13, R-RQ-17).
+// over the body; a typed Google RetryInfo detail is told apart from untyped body fields (retryDelay,
+// retry_after, resets_at, ...) and from prose ("try again in 20s", "30 秒后"), because the request
+// queue treats them differently (SPEC R-RQ-13, R-RQ-17). Reset headers count only for limits that
+// are exhausted (remaining 0) when the upstream says how much is left.
 
 export type HintSource =
   | 'retry-after-ms'
@@ -68,6 +70,11 @@ export function retryHintFromHeaders(headers: Record<string, string>, now: numbe
   }
 
   const resets = ['x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens', 'x-ratelimit-reset']
+    .filter((k) => {
+      // As with Anthropic's headers below: a limit with requests left does not say when this one passes.
+      const remaining = headers[k.replace(/reset/, 'remaining')];
+      return remaining === undefined || !(Number(remaining) > 0);
+    })
     .map((k) => headers[k])
     .filter((v): v is string => !!v)
     .map((v) => parseResetValue(v, now))
@@ -118,19 +125,44 @@ export function retryHintFromBody(body: string, now: number): RetryHint | null {
     const ms = m ? parseDuration(m[1]!) : null;
     if (ms !== null) return { ms, source: 'body_retry_delay' };
   }
-  return retryHintFromText(body, now);
+  return retryHintFromBodyFields(body, now) ?? retryHintFromText(body, now);
+}
+
+/** Seconds-or-duration fields some providers put in their JSON errors. */
+const DELAY_FIELD = /"(retry_after|retryAfter|retry_after_seconds|resets_in_seconds)"\s*:\s*"?(\d+(?:\.\d+)?(?:ms|s|m|h)?)"?/;
+/** Absolute reset times (epoch seconds/ms or ISO date). */
+const RESET_AT_FIELD = /"(resets_at|reset_at|resetAt|resetsAt)"\s*:\s*"?([0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9:.]+(?:Z|[+-][0-9:]+)?|\d{10,13})"?/;
+
+function retryHintFromBodyFields(body: string, now: number): RetryHint | null {
+  if (body.length > 65_536 || !/"(retry|reset)/i.test(body)) return null;
+  const d = DELAY_FIELD.exec(body);
+  if (d) {
+    const ms = parseDuration(d[2]!);
+    if (ms !== null) return { ms, source: 'body_retry_delay' };
+  }
+  const r = RESET_AT_FIELD.exec(body);
+  if (r) {
+    const ms = parseResetValue(r[2]!, now);
+    if (ms !== null) return { ms, source: 'body_retry_delay' };
+  }
+  return null;
 }
 
 const TEXT_PATTERNS: RegExp[] = [
-  /(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)\b/i,
-  /(?:retry|try again)\s+(?:after|in)\s+((?:\d+(?:\.\d+)?(?:h|m|s|ms))+)\b/i,
+  /(?:retry|try again|resets?)\s+(?:after|in)\s+(?:about\s+)?(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?)\b/i,
+  /(?:retry|try again|resets?)\s+(?:after|in)\s+((?:\d+(?:\.\d+)?(?:h|m|s|ms))+)\b/i,
   /(?:wait|please wait)\s+(\d+(?:\.\d+)?)\s*(s|secs?|seconds?|m|mins?|minutes?)\b/i,
+  // Chinese providers: "请在 30 秒后重试", "5分钟后重试".
+  /(\d+(?:\.\d+)?)\s*(秒|分钟|小时)\s*后/,
 ];
+
+const CJK_UNIT: Record<string, number> = { 秒: 1000, 分钟: 60_000, 小时: 3_600_000 };
 
 export function retryHintFromText(text: string, now: number): RetryHint | null {
   for (const re of TEXT_PATTERNS) {
     const m = re.exec(text);
     if (!m) continue;
+    if (m[2] && CJK_UNIT[m[2]] !== undefined) return { ms: Math.round(Number(m[1]) * CJK_UNIT[m[2]]!), source: 'text' };
     if (m[2]) {
       const n = Number(m[1]);
       const u = m[2].toLowerCase();

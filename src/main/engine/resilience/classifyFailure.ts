@@ -1,0 +1,275 @@
+// The one failure classifier: an upstream failure (status, headers, body, or a transport error)
+// becomes a verdict that every layer reads: its reason, which layer owns it (provider, connection,
+// model or just this request), the cooldown rule, the upstream's retry hint, whether it counts
+// toward the provider breaker, and whether another connection should be tried. Pure: no settings,
+// no state; the resilience service applies the verdict.
+import type { LockoutScope, TerminalStatus } from '../../../shared/model';
+import { bodySignals } from './failurePatterns';
+import type { UpstreamFailure } from './port';
+import { retryHintFrom, type RetryHint } from './retryHints';
+
+export type FailureReason =
+  | 'rate_limit_exceeded'
+  | 'concurrency_limited'
+  | 'quota_exhausted'
+  | 'credits_exhausted'
+  | 'banned'
+  | 'auth_error'
+  | 'forbidden'
+  | 'request_rejected'
+  | 'not_found'
+  | 'not_supported'
+  | 'bad_request'
+  | 'request_timeout'
+  | 'server_error'
+  | 'overloaded'
+  | 'connect_timeout'
+  | 'timeout'
+  | 'network_error'
+  | 'stream_stall'
+  | 'stream_error';
+
+/** Which layer a failure belongs to (SPEC overview: provider / connection / model; or only this request). */
+export type FailureScope = 'provider' | 'connection' | 'model' | 'request';
+
+/** The breaker's own failure kind (R-CC-21): every 429 reads `rate_limit`, whatever its body says. */
+export type BreakerFailureKind = 'rate_limit' | 'server_error' | 'timeout' | 'transport' | 'auth' | 'client_error' | 'stall';
+
+export type CooldownRule =
+  /** Nothing is written to the connection (the request itself was at fault). */
+  | { kind: 'none' }
+  /** The error is recorded on the connection, but it stays eligible (provider-level, not-found). */
+  | { kind: 'record' }
+  /** Rate limit / quota: the retry-delay precedence chain of R-CC-12 (hint first, backoff last). */
+  | { kind: 'rate_limit' }
+  /** A recoverable account error: base · 2^n and one backoff step. */
+  | { kind: 'backoff' }
+  /** Credentials rejected: backoff, and the connection turns `expired` after EXPIRED_RETRY_MAX. */
+  | { kind: 'credential' }
+  /** Concurrency limit: a fixed short cooldown (or the hint), no backoff step (R-CC-17, R-CC-18). */
+  | { kind: 'fixed'; ms: number }
+  /** Stream stall: recorded; cools only when streamStallCooldown.enabled (R-CC-22, R-CC-23). */
+  | { kind: 'stall' }
+  /** A terminal state: not a cooldown, never expires by itself (R-CC-35). */
+  | { kind: 'terminal'; status: TerminalStatus };
+
+export interface FailureClass {
+  reason: FailureReason;
+  scope: FailureScope;
+  status: number | null;
+  hint: RetryHint | null;
+  cooldown: CooldownRule;
+  /** Try another connection for this request. */
+  failover: boolean;
+  /** Counts toward the provider breaker (R-CB-12: 408/500/502/503/504, and transport failures). */
+  tripsBreaker: boolean;
+  /** Explicitly kept away from the breaker (R-CC-19: concurrency-limited 429s). */
+  skipProviderBreaker: boolean;
+  breakerKind: BreakerFailureKind;
+  /** Counts toward the optional provider window gate (§1a). */
+  countsForWindowGate: boolean;
+  /**
+   * When model lockout is on and the status is one of its codes, this failure locks the model
+   * (with this scope, R-ML-02..04) instead of cooling the whole connection.
+   */
+  lockoutScope: LockoutScope;
+  /** A model lock may take the place of the connection cooldown for this reason. */
+  modelScopable: boolean;
+  /** What the client is told to wait when this error is the final answer. */
+  retryAfterMs: number | null;
+}
+
+/** R-CB-12: the only statuses that count toward the provider breaker. */
+export const BREAKER_TRIP_STATUSES: ReadonlySet<number> = new Set([408, 500, 502, 503, 504]);
+
+/** R-CC-17: how long a busy (concurrency-limited) connection rests without an upstream hint. */
+export const CONCURRENCY_LIMIT_COOLDOWN_MS = 1_000;
+
+/** R-ML-02..04: 429/403/402 lock the quota family; 404 and everything else the exact model. */
+export function lockoutScopeForStatus(status: number | null): LockoutScope {
+  return status === 429 || status === 403 || status === 402 ? 'family' : 'exact';
+}
+
+interface Base {
+  status: number | null;
+  hint: RetryHint | null;
+}
+
+function verdict(b: Base, v: Omit<FailureClass, 'status' | 'hint' | 'retryAfterMs' | 'lockoutScope' | 'failover'> & { failover?: boolean }): FailureClass {
+  return {
+    ...v,
+    status: b.status,
+    hint: b.hint,
+    failover: v.failover ?? v.scope !== 'request',
+    lockoutScope: lockoutScopeForStatus(b.status),
+    retryAfterMs: b.hint && b.hint.ms > 0 ? b.hint.ms : null,
+  };
+}
+
+const providerLevel = (b: Base, reason: FailureReason, kind: BreakerFailureKind, trips: boolean): FailureClass =>
+  verdict(b, {
+    reason,
+    scope: 'provider',
+    cooldown: { kind: 'record' },
+    tripsBreaker: trips,
+    skipProviderBreaker: false,
+    breakerKind: kind,
+    countsForWindowGate: true,
+    modelScopable: false,
+  });
+
+export function classifyFailure(f: UpstreamFailure, now: number): FailureClass {
+  switch (f.kind) {
+    case 'connect_timeout':
+      return providerLevel({ status: null, hint: null }, 'connect_timeout', 'transport', true);
+    case 'headers_timeout':
+      return providerLevel({ status: null, hint: null }, 'timeout', 'timeout', true);
+    case 'network':
+      return providerLevel({ status: null, hint: null }, 'network_error', 'transport', true);
+    case 'idle_timeout':
+    case 'stall':
+      return verdict(
+        { status: null, hint: null },
+        {
+          reason: 'stream_stall',
+          scope: 'connection',
+          cooldown: { kind: 'stall' },
+          tripsBreaker: false,
+          skipProviderBreaker: false,
+          breakerKind: 'stall',
+          countsForWindowGate: false,
+          modelScopable: false,
+        },
+      );
+    case 'stream_error':
+      if (f.status === null) {
+        // The stream broke after the response was committed: the request is lost, the account is fine.
+        return verdict(
+          { status: null, hint: null },
+          {
+            reason: 'stream_error',
+            scope: 'connection',
+            cooldown: { kind: 'record' },
+            tripsBreaker: false,
+            skipProviderBreaker: false,
+            breakerKind: 'transport',
+            countsForWindowGate: false,
+            modelScopable: false,
+          },
+        );
+      }
+      return classifyStatus(f.status, f.headers, f.body, now);
+    case 'http':
+      return classifyStatus(f.status ?? 500, f.headers, f.body, now);
+  }
+}
+
+/** An HTTP error (or the error event a 200 stream opened with), by status, then body wording. */
+export function classifyStatus(status: number, headers: Record<string, string>, body: string, now: number): FailureClass {
+  const b: Base = { status, hint: retryHintFrom(headers, body, now) };
+  const s = bodySignals(body);
+  const connection = (
+    reason: FailureReason,
+    cooldown: CooldownRule,
+    breakerKind: BreakerFailureKind,
+    extra: Partial<FailureClass> = {},
+  ): FailureClass =>
+    verdict(b, {
+      reason,
+      scope: 'connection',
+      cooldown,
+      tripsBreaker: false,
+      skipProviderBreaker: false,
+      breakerKind,
+      countsForWindowGate: false,
+      modelScopable: false,
+      ...extra,
+    });
+
+  // Built-in terminal detectors come first: a terminal body is never read as a cooldown.
+  if ((status === 400 || status === 401 || status === 402 || status === 403) && s.banned) {
+    return connection('banned', { kind: 'terminal', status: 'banned' }, 'auth');
+  }
+  if (s.credits && (status === 400 || status === 401 || status === 402 || status === 403 || status === 429)) {
+    return connection('credits_exhausted', { kind: 'terminal', status: 'credits_exhausted' }, status === 429 ? 'rate_limit' : 'client_error');
+  }
+
+  switch (status) {
+    case 429:
+      if (s.quota) return connection('quota_exhausted', { kind: 'rate_limit' }, 'rate_limit', { modelScopable: true });
+      if (s.concurrency) {
+        const ms = b.hint && b.hint.ms > 0 ? b.hint.ms : CONCURRENCY_LIMIT_COOLDOWN_MS;
+        return connection('concurrency_limited', { kind: 'fixed', ms }, 'rate_limit', { skipProviderBreaker: true });
+      }
+      return connection('rate_limit_exceeded', { kind: 'rate_limit' }, 'rate_limit', { modelScopable: true });
+    case 401:
+      return connection('auth_error', { kind: 'credential' }, 'auth');
+    case 402:
+      // Payment required without any credits wording: the account cannot pay.
+      return connection('credits_exhausted', { kind: 'terminal', status: 'credits_exhausted' }, 'client_error');
+    case 403:
+      if (s.requestRejected) {
+        return verdict(b, {
+          reason: 'request_rejected',
+          scope: 'model',
+          cooldown: { kind: 'record' },
+          tripsBreaker: false,
+          skipProviderBreaker: false,
+          breakerKind: 'auth',
+          countsForWindowGate: false,
+          modelScopable: true,
+        });
+      }
+      if (s.quota) return connection('quota_exhausted', { kind: 'rate_limit' }, 'auth', { modelScopable: true });
+      // R-CB-13: a generic 403 is recoverable, cooled with backoff, never terminal.
+      return connection('forbidden', { kind: 'backoff' }, 'auth', { modelScopable: true });
+    case 404:
+      // Model (or path) not found on this connection: another connection may serve it.
+      return verdict(b, {
+        reason: 'not_found',
+        scope: 'model',
+        cooldown: { kind: 'record' },
+        tripsBreaker: false,
+        skipProviderBreaker: false,
+        breakerKind: 'client_error',
+        countsForWindowGate: false,
+        modelScopable: false,
+      });
+    case 405:
+    case 501:
+      // This connection does not offer the endpoint (e.g. count_tokens); another one may.
+      return verdict(b, {
+        reason: 'not_supported',
+        scope: 'request',
+        cooldown: { kind: 'none' },
+        tripsBreaker: false,
+        skipProviderBreaker: false,
+        breakerKind: 'client_error',
+        countsForWindowGate: false,
+        modelScopable: false,
+        failover: true,
+      });
+    case 408:
+      return providerLevel(b, 'request_timeout', 'timeout', true);
+    case 500:
+    case 502:
+    case 503:
+    case 504:
+      return providerLevel(b, 'server_error', 'server_error', true);
+    case 529:
+      // Overloaded: provider-wide and transient; not one of the breaker's trip statuses.
+      return providerLevel(b, 'overloaded', 'server_error', false);
+  }
+  if (status >= 500) return providerLevel(b, 'server_error', 'server_error', false);
+  // 400, 409, 413, 422, ...: the request itself is wrong; another connection would say the same.
+  return verdict(b, {
+    reason: 'bad_request',
+    scope: 'request',
+    cooldown: { kind: 'none' },
+    tripsBreaker: false,
+    skipProviderBreaker: false,
+    breakerKind: 'client_error',
+    countsForWindowGate: false,
+    modelScopable: false,
+  });
+}

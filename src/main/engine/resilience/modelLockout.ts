@@ -1,0 +1,276 @@
+// Model lockout (SPEC §3): takes one model (or its quota family) of one connection out of routing
+// while the connection keeps serving its other models. Lockouts escalate (base · 2^(n-1), capped)
+// for failures within the escalation window, decay by halving on a success (and are removed at 0),
+// and live in memory only (R-ML-17). Lookups on the hot path are two map reads with no allocation.
+import type { LockoutScope, ModelLockoutView } from '../../../shared/model';
+import type { Exclusion } from './port';
+import { quotaFamilyOf } from './quotaFamily';
+
+export interface LockoutSettings {
+  baseCooldownMs: number;
+  maxCooldownMs: number;
+  maxBackoffSteps: number;
+  useExponentialBackoff: boolean;
+}
+
+/** Why a lock exists: the status rule (§3.1), or a rule that applies whatever the master switch says. */
+export type LockOrigin = 'status' | 'queue' | 'request_rejected' | 'no_cooling';
+
+export interface LockEntry {
+  provider: string;
+  connectionId: string;
+  /** The model that failed (for a family lock, the family key, e.g. "gpt-5*"). */
+  model: string;
+  family: string;
+  scope: LockoutScope;
+  reason: string;
+  status: number | null;
+  origin: LockOrigin;
+  failureCount: number;
+  lockedAt: number;
+  expiresAt: number;
+  /** After this, the entry is forgotten and the next failure starts again at count 1. */
+  forgetAt: number;
+}
+
+interface ConnLocks {
+  exact: Map<string, LockEntry>;
+  family: Map<string, LockEntry>;
+}
+
+/** R-CC-37: per-request denials lock the model for 1 min, doubling, at most REQUEST_REJECTED_MAX_COOLDOWN_MS. */
+export const REQUEST_REJECTED_BASE_COOLDOWN_MS = 60_000;
+export const REQUEST_REJECTED_MAX_COOLDOWN_MS = 60 * 60_000;
+
+/** Lockout length for the n-th failure (n >= 1) in a row (R-ML-08..11). */
+export function lockoutDurationMs(failureCount: number, s: LockoutSettings): number {
+  const max = Math.max(s.maxCooldownMs, s.baseCooldownMs);
+  if (!s.useExponentialBackoff) return s.baseCooldownMs;
+  const steps = Math.min(Math.max(0, failureCount - 1), s.maxBackoffSteps);
+  return Math.min(max, s.baseCooldownMs * 2 ** steps);
+}
+
+export interface LockTarget {
+  provider: string;
+  connectionId: string;
+  model: string;
+}
+
+export interface LockRequest {
+  scope: LockoutScope;
+  reason: string;
+  status: number | null;
+  origin: LockOrigin;
+  /** Lock length for the resulting failure count. */
+  durationFor: (failureCount: number) => number;
+  /** How long after expiry a further failure still escalates (the escalation window). */
+  escalationWindowMs: number;
+}
+
+export class ModelLockouts {
+  private readonly byConn = new Map<string, ConnLocks>();
+
+  constructor(private readonly changed: () => void) {}
+
+  get size(): number {
+    return this.byConn.size;
+  }
+
+  /** Hot path: is this model (or its family) locked on this connection now? */
+  exclusion(provider: string, connectionId: string, model: string, now: number): Exclusion | null {
+    const locks = this.byConn.get(connectionId);
+    if (locks === undefined) return null;
+    const exact = locks.exact.get(model);
+    const family = locks.family.size > 0 ? locks.family.get(quotaFamilyOf(provider, model)) : undefined;
+    const e =
+      exact !== undefined && exact.expiresAt > now
+        ? family !== undefined && family.expiresAt > exact.expiresAt
+          ? family
+          : exact
+        : family !== undefined && family.expiresAt > now
+          ? family
+          : undefined;
+    if (e === undefined) return null;
+    return {
+      reason: 'model_lockout',
+      until: e.expiresAt,
+      detail: `${e.scope === 'family' && e.family !== model ? `${e.family} (quota family)` : model} locked after ${e.reason}${e.status !== null ? ` ${e.status}` : ''} (×${e.failureCount})`,
+    };
+  }
+
+  /**
+   * A model-scoped failure. Within the escalation window the count grows and so does the lock; a
+   * failure while the lock is still running (an attempt already in flight) changes nothing.
+   */
+  recordFailure(t: LockTarget, req: LockRequest, now: number): LockEntry {
+    const family = req.scope === 'family' ? quotaFamilyOf(t.provider, t.model) : t.model;
+    const map = this.locksFor(t.connectionId)[req.scope];
+    const key = req.scope === 'family' ? family : t.model;
+    const prev = map.get(key);
+    if (prev && prev.expiresAt > now) return prev;
+    const count = prev && now < prev.forgetAt ? prev.failureCount + 1 : 1;
+    const duration = req.durationFor(count);
+    const entry: LockEntry = {
+      provider: t.provider,
+      connectionId: t.connectionId,
+      model: req.scope === 'family' ? family : t.model,
+      family,
+      scope: req.scope,
+      reason: req.reason,
+      status: req.status,
+      origin: req.origin,
+      failureCount: count,
+      lockedAt: now,
+      expiresAt: now + duration,
+      forgetAt: now + duration + req.escalationWindowMs,
+    };
+    map.set(key, entry);
+    this.changed();
+    return entry;
+  }
+
+  /** A fixed lock from outside the escalation rules (the queue's long waits, R-RQ-13): exact scope. */
+  lock(t: LockTarget, durationMs: number, reason: string, origin: LockOrigin, now: number): LockEntry {
+    const map = this.locksFor(t.connectionId).exact;
+    const prev = map.get(t.model);
+    const expiresAt = Math.max(prev && prev.expiresAt > now ? prev.expiresAt : 0, now + Math.max(0, durationMs));
+    const entry: LockEntry = {
+      provider: t.provider,
+      connectionId: t.connectionId,
+      model: t.model,
+      family: t.model,
+      scope: 'exact',
+      reason,
+      status: prev?.status ?? null,
+      origin,
+      failureCount: Math.max(1, prev?.failureCount ?? 1),
+      lockedAt: now,
+      expiresAt,
+      forgetAt: Math.max(prev?.forgetAt ?? 0, expiresAt),
+    };
+    map.set(t.model, entry);
+    this.changed();
+    return entry;
+  }
+
+  /**
+   * R-ML-13/14: a success of this model on this connection halves the count of the locks that
+   * cover it; at 0 the lock is removed, otherwise it stops blocking (the model has recovered).
+   */
+  onSuccess(provider: string, connectionId: string, model: string, now: number): void {
+    const locks = this.byConn.get(connectionId);
+    if (locks === undefined) return;
+    let changed = decay(locks.exact, model, now);
+    if (locks.family.size > 0) changed = decay(locks.family, quotaFamilyOf(provider, model), now) || changed;
+    this.dropIfEmpty(connectionId, locks);
+    if (changed) this.changed();
+  }
+
+  /** Active locks, soonest expiry first. Forgotten entries are pruned here. */
+  list(now: number): LockEntry[] {
+    const out: LockEntry[] = [];
+    for (const [id, locks] of this.byConn) {
+      for (const map of [locks.exact, locks.family]) {
+        for (const [k, e] of map) {
+          if (now >= e.forgetAt && now >= e.expiresAt) map.delete(k);
+          else if (e.expiresAt > now) out.push(e);
+        }
+      }
+      this.dropIfEmpty(id, locks);
+    }
+    return out.sort((a, b) => a.expiresAt - b.expiresAt);
+  }
+
+  activeFor(connectionId: string, now: number): LockEntry[] {
+    const locks = this.byConn.get(connectionId);
+    if (!locks) return [];
+    return [...locks.exact.values(), ...locks.family.values()].filter((e) => e.expiresAt > now);
+  }
+
+  /** Removes every lock of a connection (cooldown manager clear). Returns how many were active. */
+  clearConnection(connectionId: string, now: number): number {
+    const locks = this.byConn.get(connectionId);
+    if (!locks) return 0;
+    const active = [...locks.exact.values(), ...locks.family.values()].filter((e) => e.expiresAt > now).length;
+    this.byConn.delete(connectionId);
+    this.changed();
+    return active;
+  }
+
+  /** Manual re-enable (R-ML-20): the locks of this connection that cover `model`. */
+  clear(provider: string, connectionId: string, model: string, now: number): number {
+    const locks = this.byConn.get(connectionId);
+    if (!locks) return 0;
+    let removed = 0;
+    for (const map of [locks.exact, locks.family]) {
+      for (const [k, e] of map) {
+        if (e.provider !== provider) continue;
+        if (e.model === model || e.family === model || (e.scope === 'family' && e.family === quotaFamilyOf(provider, model))) {
+          map.delete(k);
+          if (e.expiresAt > now) removed++;
+        }
+      }
+    }
+    this.dropIfEmpty(connectionId, locks);
+    if (removed > 0) this.changed();
+    return removed;
+  }
+
+  /** Drops the locks made by one origin (e.g. the status rule when the master switch goes off). */
+  dropOrigin(origin: LockOrigin): void {
+    let changed = false;
+    for (const [id, locks] of this.byConn) {
+      for (const map of [locks.exact, locks.family]) {
+        for (const [k, e] of map) {
+          if (e.origin === origin) {
+            map.delete(k);
+            changed = true;
+          }
+        }
+      }
+      this.dropIfEmpty(id, locks);
+    }
+    if (changed) this.changed();
+  }
+
+  forgetConnection(connectionId: string): void {
+    if (this.byConn.delete(connectionId)) this.changed();
+  }
+
+  toView(e: LockEntry, connectionName: string): ModelLockoutView {
+    return {
+      provider: e.provider,
+      connectionId: e.connectionId,
+      connectionName,
+      model: e.model,
+      scope: e.scope,
+      reason: e.reason,
+      status: e.status,
+      failureCount: e.failureCount,
+      lockedAt: e.lockedAt,
+      expiresAt: e.expiresAt,
+    };
+  }
+
+  private locksFor(connectionId: string): ConnLocks {
+    let l = this.byConn.get(connectionId);
+    if (!l) this.byConn.set(connectionId, (l = { exact: new Map(), family: new Map() }));
+    return l;
+  }
+
+  private dropIfEmpty(connectionId: string, locks: ConnLocks): void {
+    if (locks.exact.size === 0 && locks.family.size === 0) this.byConn.delete(connectionId);
+  }
+}
+
+function decay(map: Map<string, LockEntry>, key: string, now: number): boolean {
+  const e = map.get(key);
+  if (!e) return false;
+  const failureCount = Math.floor(e.failureCount / 2);
+  if (failureCount === 0) {
+    map.delete(key);
+    return true;
+  }
+  map.set(key, { ...e, failureCount, expiresAt: Math.min(e.expiresAt, now) });
+  return true;
+}
