@@ -4,6 +4,12 @@ import type { AdmissionView } from '../../../shared/model';
 import type { UpstreamFailure, AttemptVerdict } from '../resilience/port';
 import type { Target } from '../routing/target';
 
+/**
+ * The signal of a lease that can never expire. Leases without an execution budget should use it:
+ * the pipeline then skips watching for expiry (one listener less per attempt).
+ */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
 export interface AdmissionLease {
   /** Time spent waiting before dispatch. */
   queuedMs: number;
@@ -36,6 +42,11 @@ export interface AdmissionPort {
   acquire(target: Target, signal: AbortSignal): Promise<AdmissionLease>;
   /** Sees each upstream outcome (retry hints pause or space the queue). */
   observe(target: Target, failure: UpstreamFailure | null, verdict: AttemptVerdict | null): void;
+  /**
+   * An operator cleared these connections' cooldowns: lift the queue pauses their upstream hints
+   * set too, so the next request can reach them at once.
+   */
+  resume(connectionIds: string[]): void;
   views(): AdmissionView[];
   onChange(fn: () => void): () => void;
   close(): Promise<void>;

@@ -1,0 +1,62 @@
+// The typed admission errors in one place: each has a stable code, an HTTP status and, where it
+// helps the agent, a Retry-After. Rejections before dispatch are 429s (back off and retry); only
+// the execution budget running out after dispatch is a 504.
+import { AdmissionError } from './port';
+
+/** Retry-After for a saturated queue or gate when the upstream gave no hint of its own. */
+export const SATURATED_RETRY_AFTER_MS = 1_000;
+
+const seconds = (ms: number) => `${Math.max(1, Math.ceil(ms / 1000))}s`;
+
+/** The queue already holds maxQueueDepth requests (R-RQ-21). */
+export function queueFull(connectionName: string, depth: number, pauseLeftMs: number | null): AdmissionError {
+  return new AdmissionError(
+    'RATE_LIMIT_QUEUE_FULL',
+    429,
+    `the request queue of "${connectionName}" is full (${depth} waiting, requestQueue.maxQueueDepth)`,
+    pauseLeftMs ?? SATURATED_RETRY_AFTER_MS,
+  );
+}
+
+/** The queue-wait budget (maxWaitMs) ran out before dispatch, or cannot outlast a pause (R-RQ-03, R-RQ-18). */
+export function queueTimeout(connectionName: string, maxWaitMs: number, pauseLeftMs: number | null): AdmissionError {
+  const why =
+    pauseLeftMs !== null
+      ? `the upstream asked for a ${seconds(pauseLeftMs)} pause, longer than the queue-wait budget of ${maxWaitMs} ms`
+      : `no dispatch slot within the queue-wait budget of ${maxWaitMs} ms`;
+  return new AdmissionError(
+    'RATE_LIMIT_QUEUE_TIMEOUT',
+    429,
+    `"${connectionName}": ${why} (requestQueue.maxWaitMs)`,
+    pauseLeftMs ?? SATURATED_RETRY_AFTER_MS,
+  );
+}
+
+/** The execution budget (executionMaxWaitMs, raised to the headers timeout) ran out after dispatch (R-RQ-07). */
+export function executionTimeout(connectionName: string, executionMs: number): AdmissionError {
+  return new AdmissionError(
+    'RATE_LIMIT_EXECUTION_TIMEOUT',
+    504,
+    `"${connectionName}": the upstream did not start answering within the execution budget of ${executionMs} ms (requestQueue.executionMaxWaitMs)`,
+  );
+}
+
+/** No concurrency slot freed within concurrency.waitTimeoutMs (R-SQ-07). */
+export function semaphoreTimeout(connectionName: string, gate: string, waitMs: number): AdmissionError {
+  return new AdmissionError(
+    'SEMAPHORE_TIMEOUT',
+    429,
+    `"${connectionName}": no ${gate} slot freed within ${waitMs} ms (concurrency.waitTimeoutMs)`,
+    SATURATED_RETRY_AFTER_MS,
+  );
+}
+
+/** Too many requests already wait for this concurrency gate (R-SQ-07). */
+export function semaphoreQueueFull(connectionName: string, gate: string, waiting: number): AdmissionError {
+  return new AdmissionError(
+    'SEMAPHORE_QUEUE_FULL',
+    429,
+    `"${connectionName}": ${waiting} requests already wait for a ${gate} slot (concurrency.maxWaiting)`,
+    SATURATED_RETRY_AFTER_MS,
+  );
+}

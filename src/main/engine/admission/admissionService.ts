@@ -1,0 +1,486 @@
+// Admission control behind the AdmissionPort: for each upstream attempt, the rate-limit queue of a
+// protected connection (SPEC §5), then the fail-open shared-quota serialisation (§4.3), then the
+// strict concurrency gates (§4.1, §4.2), then dispatch with the execution budget running. A request
+// that needs to wait for nothing takes none of the timers or the pacer: it is admitted
+// synchronously. Every state change is announced through onChange (the engine coalesces pushes).
+import type { AdmissionView } from '../../../shared/model';
+import type { Clock } from '../clock';
+import type { Logger } from '../logger';
+import type { AttemptVerdict, ResiliencePort, UpstreamFailure } from '../resilience/port';
+import type { Target } from '../routing/target';
+import type { ResolvedSettings } from '../settings/resolve';
+import type { SettingKey, SettingValues } from '../../../shared/settings';
+import type { ConnectionRecord } from '../store/connectionsRepo';
+import {
+  executionTimeout,
+  queueFull,
+  queueTimeout,
+  semaphoreQueueFull,
+  semaphoreTimeout,
+} from './admissionErrors';
+import { concurrencyBudgets, configuredSpacingMs, queueBudgetsFor, type QueueBudgets } from './budgets';
+import { CompositeGate, type GateStage } from './compositeGate';
+import { accountKey, capOf, gateStagesFor, modelCapOf, quotaShareCapOf } from './concurrencyCaps';
+import { decideDeclaredWait } from './declaredWait';
+import { ExecutionBudgets } from './executionBudget';
+import { limiterKeyOf, limiterScopeOf, type LimiterScope } from './limiterScope';
+import { checkLimiterPause } from './limiterPause';
+import { bottleneckPacer, type PacerFactory } from './pacer';
+import { NEVER_ABORTED, type AdmissionLease, type AdmissionPort } from './port';
+import { protectionOf } from './protection';
+import { checkQueueAdmission } from './queueAdmission';
+import { QuotaShareGate } from './quotaShareGate';
+import { RequestQueue } from './requestQueue';
+
+export interface AdmissionDeps {
+  clock: Clock;
+  settings: {
+    readonly snapshot: Pick<ResolvedSettings, 'values' | 'sources'>;
+    readonly values: SettingValues;
+    onChange(fn: (changed: SettingKey[]) => void): () => void;
+  };
+  registry: {
+    all(): readonly ConnectionRecord[];
+    get(id: string): ConnectionRecord | undefined;
+    onChange(fn: (kind: 'config' | 'health', ids: string[]) => void): () => void;
+  };
+  /** Read at call time, so the resilience implementation may be swapped or wrapped. */
+  resilience: Pick<ResiliencePort, 'lockModel'>;
+  log?: Logger;
+  /** How queued dispatches are paced (Bottleneck by default). */
+  pacer?: PacerFactory;
+}
+
+interface ModelCounters {
+  queued: number;
+  inFlight: number;
+}
+
+interface ConnState {
+  /** Requests of this connection not yet dispatched (in the queue or at a gate). */
+  queued: number;
+  inFlight: number;
+  models: Map<string, ModelCounters>;
+  /** Rate-limit queues: '' = the connection's own, otherwise one per model (model-scoped limiter). */
+  queues: Map<string, RequestQueue>;
+  /** Endpoint and credentials; a change ends any pause the old ones earned. */
+  identity: string;
+}
+
+interface Plan {
+  target: Target;
+  conn: ConnectionRecord;
+  st: ConnState;
+  mc: ModelCounters;
+  t0: number;
+  /** The rate-limit queue and its budgets, when the connection is protected. */
+  queue: RequestQueue | null;
+  budgets: QueueBudgets | null;
+  /** End of the queue-wait budget (Infinity when unprotected). */
+  deadline: number;
+  stages: readonly GateStage[];
+  quotaShareCap: number | null;
+}
+
+const noop = () => {};
+const identityOf = (c: ConnectionRecord) => `${c.baseUrl}|${c.authClass}|${c.secretMasked ?? ''}`;
+
+export class AdmissionService implements AdmissionPort {
+  private readonly conns = new Map<string, ConnState>();
+  private readonly gate: CompositeGate;
+  private readonly quotaShare: QuotaShareGate;
+  private readonly execution: ExecutionBudgets;
+  private readonly listeners = new Set<() => void>();
+  private readonly scopes = new WeakMap<ConnectionRecord, LimiterScope>();
+  private readonly budgets = new WeakMap<ConnectionRecord, { snap: object; budgets: QueueBudgets }>();
+  private readonly pacer: PacerFactory;
+  private readonly offs: (() => void)[] = [];
+  private closed = false;
+
+  constructor(private readonly d: AdmissionDeps) {
+    this.gate = new CompositeGate(d.clock);
+    this.quotaShare = new QuotaShareGate(d.clock);
+    this.execution = new ExecutionBudgets(d.clock);
+    this.pacer = d.pacer ?? bottleneckPacer;
+    this.offs.push(d.registry.onChange((kind, ids) => kind === 'config' && this.onConnectionsChanged(ids)));
+    this.offs.push(d.settings.onChange((changed) => this.onSettingsChanged(changed)));
+  }
+
+  // ---- the port ---------------------------------------------------------------------------------
+
+  acquire(target: Target, signal: AbortSignal): Promise<AdmissionLease> {
+    if (this.closed) return Promise.reject(new Error('admission is closed'));
+    if (signal.aborted) return Promise.reject(signal.reason);
+    let plan: Plan | null = null;
+    try {
+      plan = this.plan(target);
+      const now = this.d.clock.now();
+      if (plan.queue && plan.budgets) {
+        const admission = checkQueueAdmission(plan.st.queued, plan.budgets.maxQueueDepth);
+        if (!admission.admit) {
+          const left = plan.queue.pauseEnd(now);
+          throw queueFull(plan.conn.name, admission.waiting, left === null ? null : left - now);
+        }
+        const pause = checkLimiterPause(plan.queue.pauseEnd(now), now, plan.deadline);
+        if (!pause.wait) throw queueTimeout(plan.conn.name, plan.budgets.maxWaitMs, pause.pauseLeftMs);
+      }
+      if (!plan.queue || plan.queue.isIdle(now)) {
+        const lease = this.dispatchNow(plan);
+        if (lease) return Promise.resolve(lease);
+      }
+      return this.acquireAfterWaiting(plan, signal);
+    } catch (err) {
+      if (plan) this.pruneModel(plan.st, target.model);
+      return Promise.reject(err);
+    }
+  }
+
+  observe(target: Target, failure: UpstreamFailure | null, verdict: AttemptVerdict | null): void {
+    if (this.closed || !failure || !verdict?.hint) return;
+    const conn = target.conn;
+    if (!protectionOf(conn, this.autoEnable()).protected) return;
+    const budgets = this.budgetsOf(conn);
+    const scope = this.scopeOf(conn);
+    const decision = decideDeclaredWait(failure.status, verdict.hint, budgets.maxWaitMs, scope);
+    const now = this.d.clock.now();
+    if (decision.kind === 'pause') {
+      const st = this.state(conn);
+      const key = limiterKeyOf(scope, target.model);
+      this.queueOf(st, key, budgets.minTimeMs).pause(now + decision.ms);
+      this.d.log?.info('admission.paused', {
+        connectionId: conn.id,
+        model: scope === 'model' ? target.model : null,
+        ms: decision.ms,
+        why: decision.why,
+        source: verdict.hint.source,
+      });
+    } else if (decision.kind === 'lock_model') {
+      try {
+        this.d.resilience.lockModel(target, decision.ms, 'long_retry_delay', now);
+      } catch (err) {
+        this.d.log?.warn('admission.lockModelFailed', { connectionId: conn.id, model: target.model, err });
+      }
+      this.d.log?.info('admission.modelLocked', { connectionId: conn.id, model: target.model, ms: decision.ms });
+    }
+  }
+
+  resume(connectionIds: string[]): void {
+    let any = false;
+    for (const id of connectionIds) {
+      const st = this.conns.get(id);
+      if (!st) continue;
+      for (const q of st.queues.values()) q.clearPause();
+      any = true;
+    }
+    if (any) this.changed();
+  }
+
+  views(): AdmissionView[] {
+    const now = this.d.clock.now();
+    const autoEnable = this.autoEnable();
+    const quotaShareOn = this.d.settings.values['quotaShareConcurrencyLimit.enabled'];
+    return this.d.registry.all().map((c) => {
+      const st = this.conns.get(c.id);
+      const protection = protectionOf(c, autoEnable);
+      const scope = this.scopeOf(c);
+      if (st) this.pruneQueues(st, now);
+      const names = new Set<string>();
+      for (const m of Object.keys(c.rateLimitOverrides?.modelConcurrency ?? {})) if (modelCapOf(c, m) !== null) names.add(m);
+      for (const [m, mc] of st?.models ?? []) if (mc.inFlight > 0 || mc.queued > 0) names.add(m);
+      if (scope === 'model') for (const m of st?.queues.keys() ?? []) if (m !== '') names.add(m);
+      const caps = [capOf(c.rateLimitOverrides?.maxConcurrent), quotaShareCapOf(c, quotaShareOn)].filter(
+        (v): v is number => v !== null,
+      );
+      return {
+        connectionId: c.id,
+        protected: protection.protected,
+        protectionSource: protection.source,
+        queued: st?.queued ?? 0,
+        inFlight: st?.inFlight ?? 0,
+        pausedUntil: scope === 'connection' ? (st?.queues.get('')?.pauseEnd(now) ?? null) : null,
+        maxConcurrent: caps.length ? Math.min(...caps) : null,
+        models: [...names].sort().map((model) => ({
+          model,
+          inFlight: st?.models.get(model)?.inFlight ?? 0,
+          queued: st?.models.get(model)?.queued ?? 0,
+          cap: modelCapOf(c, model),
+          pausedUntil: scope === 'model' ? (st?.queues.get(model)?.pauseEnd(now) ?? null) : null,
+        })),
+      };
+    });
+  }
+
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.offs.forEach((off) => off());
+    const stopping = new Error('the engine is stopping');
+    this.gate.close(stopping);
+    this.quotaShare.close(stopping);
+    this.execution.close();
+    await Promise.all([...this.conns.values()].flatMap((st) => [...st.queues.values()].map((q) => q.close())));
+  }
+
+  // ---- admission steps --------------------------------------------------------------------------
+
+  private plan(target: Target): Plan {
+    const conn = target.conn;
+    const st = this.state(conn);
+    const t0 = this.d.clock.monotonic();
+    const protection = protectionOf(conn, this.autoEnable());
+    let queue: RequestQueue | null = null;
+    let budgets: QueueBudgets | null = null;
+    let deadline = Infinity;
+    if (protection.protected) {
+      budgets = this.budgetsOf(conn);
+      queue = this.queueOf(st, limiterKeyOf(this.scopeOf(conn), target.model), budgets.minTimeMs);
+      deadline = this.d.clock.now() + budgets.maxWaitMs;
+    }
+    return {
+      target,
+      conn,
+      st,
+      mc: this.modelCounters(st, target.model),
+      t0,
+      queue,
+      budgets,
+      deadline,
+      stages: gateStagesFor(conn, target.model),
+      quotaShareCap: quotaShareCapOf(conn, this.d.settings.values['quotaShareConcurrencyLimit.enabled']),
+    };
+  }
+
+  /** The synchronous path: every slot is free now, so dispatch without waiting. Null if one is not. */
+  private dispatchNow(plan: Plan): AdmissionLease | null {
+    let quotaRelease = noop;
+    if (plan.quotaShareCap !== null) {
+      const r = this.quotaShare.tryAcquire(plan.conn.id, plan.quotaShareCap);
+      if (!r) return null;
+      quotaRelease = r;
+    }
+    let gateRelease = noop;
+    if (plan.stages.length > 0) {
+      const r = this.gate.tryAcquire(plan.stages);
+      if (!r) {
+        quotaRelease();
+        return null;
+      }
+      gateRelease = r;
+    }
+    return this.dispatch(plan, gateRelease, quotaRelease);
+  }
+
+  private async acquireAfterWaiting(plan: Plan, signal: AbortSignal): Promise<AdmissionLease> {
+    const { st, mc, conn } = plan;
+    st.queued++;
+    mc.queued++;
+    this.changed();
+    let waiting = true;
+    const stopWaiting = () => {
+      if (!waiting) return;
+      waiting = false;
+      st.queued--;
+      mc.queued--;
+      this.changed();
+    };
+    let quotaRelease = noop;
+    try {
+      if (plan.queue && plan.budgets && !plan.queue.isIdle(this.d.clock.now())) {
+        const maxWaitMs = plan.budgets.maxWaitMs;
+        await plan.queue.enter(plan.deadline, signal, (left) => queueTimeout(conn.name, maxWaitMs, left));
+      }
+      const { waitTimeoutMs, maxWaiting } = concurrencyBudgets(this.d.settings.snapshot);
+      const gateDeadline = this.d.clock.now() + waitTimeoutMs;
+      const deadline = Math.min(gateDeadline, plan.deadline);
+      if (plan.quotaShareCap !== null) {
+        const grant = await this.quotaShare.acquire(conn.id, plan.quotaShareCap, { deadline, maxWaiting, signal });
+        quotaRelease = grant.release;
+        if (grant.failedOpen) this.d.log?.debug('admission.quotaShareFailedOpen', { connectionId: conn.id });
+      }
+      let gateRelease = noop;
+      if (plan.stages.length > 0) {
+        const out = await this.gate.acquire(plan.stages, { deadline, maxWaiting, signal });
+        if (out.kind === 'timeout') {
+          throw plan.budgets && plan.deadline <= gateDeadline
+            ? queueTimeout(conn.name, plan.budgets.maxWaitMs, null)
+            : semaphoreTimeout(conn.name, out.stage.label, waitTimeoutMs);
+        }
+        if (out.kind === 'full') throw semaphoreQueueFull(conn.name, out.stage.label, out.waiting);
+        if (out.kind !== 'granted') throw new Error('the concurrency gate closed');
+        gateRelease = out.release;
+      }
+      // A slot that frees in the same instant the budget ends (timers run late under load) must
+      // not let a request dispatch after its queue budget: it stays a queue timeout.
+      if (plan.budgets && this.d.clock.now() > plan.deadline) {
+        gateRelease();
+        throw queueTimeout(conn.name, plan.budgets.maxWaitMs, null);
+      }
+      stopWaiting();
+      return this.dispatch(plan, gateRelease, quotaRelease);
+    } catch (err) {
+      quotaRelease();
+      throw err;
+    } finally {
+      stopWaiting();
+      this.pruneModel(st, plan.target.model);
+    }
+  }
+
+  private dispatch(plan: Plan, gateRelease: () => void, quotaRelease: () => void): AdmissionLease {
+    const { st, mc, conn, budgets } = plan;
+    st.inFlight++;
+    mc.inFlight++;
+    let signal = NEVER_ABORTED;
+    let cancelExecution: (() => void) | null = null;
+    if (budgets) {
+      const ms = budgets.executionMs;
+      const budget = this.execution.start(ms, conn.id, () => executionTimeout(conn.name, ms));
+      cancelExecution = budget.stop;
+      signal = budget.signal;
+    }
+    this.changed();
+    let released = false;
+    return {
+      queuedMs: this.d.clock.monotonic() - plan.t0,
+      signal,
+      release: () => {
+        if (released) return;
+        released = true;
+        cancelExecution?.();
+        gateRelease();
+        quotaRelease();
+        st.inFlight--;
+        mc.inFlight--;
+        this.pruneModel(st, plan.target.model);
+        this.changed();
+      },
+    };
+  }
+
+  // ---- state ------------------------------------------------------------------------------------
+
+  private autoEnable(): boolean {
+    return this.d.settings.values['requestQueue.autoEnableApiKeyProviders'];
+  }
+
+  /** Budgets per connection record and settings snapshot (both are replaced, never mutated, on change). */
+  private budgetsOf(conn: ConnectionRecord): QueueBudgets {
+    const snap = this.d.settings.snapshot;
+    const hit = this.budgets.get(conn);
+    if (hit && hit.snap === snap) return hit.budgets;
+    const budgets = queueBudgetsFor(snap, conn);
+    this.budgets.set(conn, { snap, budgets });
+    return budgets;
+  }
+
+  private scopeOf(conn: ConnectionRecord): LimiterScope {
+    let s = this.scopes.get(conn);
+    if (!s) this.scopes.set(conn, (s = limiterScopeOf(conn)));
+    return s;
+  }
+
+  private state(conn: ConnectionRecord): ConnState {
+    let st = this.conns.get(conn.id);
+    if (!st) {
+      st = { queued: 0, inFlight: 0, models: new Map(), queues: new Map(), identity: identityOf(conn) };
+      this.conns.set(conn.id, st);
+    }
+    return st;
+  }
+
+  private queueOf(st: ConnState, key: string, minTimeMs: number): RequestQueue {
+    let q = st.queues.get(key);
+    if (!q) st.queues.set(key, (q = new RequestQueue(this.d.clock, this.pacer, () => this.changed())));
+    q.setMinTime(minTimeMs);
+    return q;
+  }
+
+  private modelCounters(st: ConnState, model: string): ModelCounters {
+    let mc = st.models.get(model);
+    if (!mc) st.models.set(model, (mc = { queued: 0, inFlight: 0 }));
+    return mc;
+  }
+
+  private pruneModel(st: ConnState, model: string): void {
+    const mc = st.models.get(model);
+    if (mc && mc.queued === 0 && mc.inFlight === 0) {
+      st.models.delete(model);
+      const q = model === '' ? undefined : st.queues.get(model);
+      if (q && q.isIdle(this.d.clock.now())) {
+        st.queues.delete(model);
+        void q.close();
+      }
+    }
+  }
+
+  /**
+   * Forgets per-model queues that hold nothing: no waiter, no pause, and no spacing to remember
+   * (a queue with spacing keeps the time of its last dispatch).
+   */
+  private pruneQueues(st: ConnState, now: number): void {
+    for (const [key, q] of st.queues) {
+      if (key !== '' && q.isIdle(now)) {
+        st.queues.delete(key);
+        void q.close();
+      }
+    }
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) {
+      try {
+        fn();
+      } catch {
+        // a failing listener never breaks admission
+      }
+    }
+  }
+
+  /** A connection was edited or deleted: new caps, new spacing, and a fresh start after a credential change. */
+  private onConnectionsChanged(ids: string[]): void {
+    const quotaShareOn = this.d.settings.values['quotaShareConcurrencyLimit.enabled'];
+    for (const id of ids) {
+      const st = this.conns.get(id);
+      if (!st) continue;
+      const c = this.d.registry.get(id);
+      if (!c) {
+        if (st.queued === 0 && st.inFlight === 0) {
+          this.conns.delete(id);
+          for (const q of st.queues.values()) void q.close();
+        }
+        continue;
+      }
+      const identity = identityOf(c);
+      if (identity !== st.identity) {
+        st.identity = identity;
+        for (const q of st.queues.values()) q.clearPause();
+      }
+      const spacing = configuredSpacingMs(c);
+      for (const q of st.queues.values()) q.setMinTime(spacing);
+      this.gate.setCap(accountKey(id), capOf(c.rateLimitOverrides?.maxConcurrent) ?? Infinity);
+      const prefix = `model:${id}:`;
+      for (const key of [...this.gate.keys()]) {
+        if (key.startsWith(prefix)) this.gate.setCap(key, modelCapOf(c, key.slice(prefix.length)) ?? Infinity);
+      }
+      this.quotaShare.setCap(id, quotaShareCapOf(c, quotaShareOn) ?? Infinity);
+    }
+    this.changed();
+  }
+
+  private onSettingsChanged(changed: SettingKey[]): void {
+    if (changed.includes('quotaShareConcurrencyLimit.enabled') && !this.d.settings.values['quotaShareConcurrencyLimit.enabled']) {
+      this.quotaShare.openAll();
+    }
+    this.changed();
+  }
+}
+
+/** The engine's factory: admission over the engine's clock, settings, connections and resilience. */
+export function createAdmission(ctx: AdmissionDeps): AdmissionPort {
+  return new AdmissionService(ctx);
+}
