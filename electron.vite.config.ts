@@ -35,6 +35,7 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: 'out/renderer',
+      minify: true,
       rollupOptions: { input: { index: resolve(root, 'src/renderer/index.html') } },
     },
   },

@@ -1,55 +1,162 @@
-import { useEffect, useMemo, useState } from 'react';
-import type { Bridge } from '../shared/contract';
-import type { HealthView } from '../shared/model';
-import { connectBridge, saveToken, takeToken, type BridgeStatus } from './bridge';
+// The dashboard's root: in a browser it first needs the management token (a ?token= link is
+// saved and removed from the address bar; otherwise the user is asked); in the desktop app the
+// preload's Bridge needs none. Then the sidebar layout with one page per route.
+import { useEffect, useState } from 'react';
+import { Sidebar } from './components/Sidebar';
+import { Toasts } from './components/Toasts';
+import { connectBridge, forgetToken, saveToken, takeToken } from './bridge';
+import { AgentPage } from './features/agent/AgentPage';
+import { AppPage } from './features/app/AppPage';
+import { BreakersPage } from './features/breakers/BreakersPage';
+import { ConnectionsPage } from './features/connections/ConnectionsPage';
+import { CooldownsPage } from './features/cooldowns/CooldownsPage';
+import { LogsPage } from './features/logs/LogsPage';
+import { SettingsPage } from './features/settings/SettingsPage';
+import { DashboardContext } from './hooks/dashboardContext';
+import { useRoute, type PageId } from './hooks/useRoute';
+import { createDashboard } from './stores/dashboard';
+
+const TITLES: Record<PageId, string> = {
+  agent: 'Connect your agent',
+  connections: 'Connections',
+  cooldowns: 'Cooldown manager',
+  breakers: 'Provider breakers',
+  settings: 'Resilience settings',
+  logs: 'Request log',
+  app: 'App & token',
+};
 
 export function App() {
-  const [token, setToken] = useState<string | null>(() => takeToken(window.location, window.localStorage, window.history));
-  const [status, setStatus] = useState<BridgeStatus>('connecting');
-  const bridge = useMemo<Bridge | null>(() => connectBridge(token, setStatus), [token]);
-  const [health, setHealth] = useState<HealthView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const desktop = typeof window !== 'undefined' && !!window.api;
+  const [token, setToken] = useState<string | null>(() =>
+    desktop ? null : takeToken(window.location, window.localStorage, window.history),
+  );
+  const [rejected, setRejected] = useState(false);
 
-  useEffect(() => {
-    if (!bridge) return;
-    bridge.getHealth().then(setHealth, (e: Error) => setError(e.message));
-    return bridge.on('health', setHealth);
-  }, [bridge]);
-
-  if (!bridge || status === 'unauthorized') {
-    return <TokenGate onToken={(t) => (saveToken(window.localStorage, t), setToken(t))} rejected={status === 'unauthorized'} />;
+  if (!desktop && (!token || rejected)) {
+    return (
+      <TokenGate
+        rejected={rejected}
+        onToken={(t) => {
+          saveToken(window.localStorage, t);
+          setRejected(false);
+          setToken(t);
+        }}
+      />
+    );
   }
   return (
-    <main className="shell">
-      <h1>Switchyard</h1>
-      {error && <p role="alert">{error}</p>}
-      {health && (
-        <section aria-label="Health" className="card">
-          <div data-testid="health-status">Status: {health.status}</div>
-          <div>Version {health.version}</div>
-          <div data-testid="proxy-url">Proxy: {health.proxy.url ?? 'not listening'}</div>
-        </section>
-      )}
-    </main>
+    <Connected
+      key={token ?? 'desktop'}
+      token={token}
+      onUnauthorized={() => setRejected(true)}
+      onForgetToken={
+        desktop
+          ? undefined
+          : () => {
+              forgetToken(window.localStorage);
+              setToken(null);
+            }
+      }
+    />
+  );
+}
+
+function Connected({ token, onUnauthorized, onForgetToken }: { token: string | null; onUnauthorized: () => void; onForgetToken?: () => void }) {
+  const [dash] = useState(() =>
+    createDashboard({
+      connect: (onStatus) => {
+        const b = connectBridge(token, onStatus);
+        if (!b) throw new Error('no management token');
+        return b;
+      },
+      onUnauthorized,
+    }),
+  );
+  useEffect(() => {
+    void dash.start();
+    return () => dash.stop();
+  }, [dash]);
+  const page = useRoute();
+  useEffect(() => {
+    document.title = `${TITLES[page]} · Switchyard`;
+  }, [page]);
+
+  return (
+    <DashboardContext.Provider value={dash}>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <div className="layout">
+        <Sidebar page={page} />
+        <main className="content" id="main" tabIndex={-1}>
+          {page === 'agent' && <AgentPage />}
+          {page === 'connections' && <ConnectionsPage />}
+          {page === 'cooldowns' && <CooldownsPage />}
+          {page === 'breakers' && <BreakersPage />}
+          {page === 'settings' && <SettingsPage />}
+          {page === 'logs' && <LogsPage />}
+          {page === 'app' && <AppPage onForgetToken={onForgetToken} />}
+        </main>
+      </div>
+      <Toasts />
+    </DashboardContext.Provider>
   );
 }
 
 function TokenGate({ onToken, rejected }: { onToken: (t: string) => void; rejected: boolean }) {
   const [value, setValue] = useState('');
+  const [error, setError] = useState<string | null>(null);
   return (
-    <main className="shell">
-      <h1>Switchyard</h1>
+    <main className="gate">
       <form
-        className="card"
+        className="gate-card"
         onSubmit={(e) => {
           e.preventDefault();
-          if (value.trim()) onToken(value.trim());
+          const t = value.trim();
+          if (!t) setError('Paste the management token first.');
+          else onToken(t);
         }}
       >
-        <p>{rejected ? 'That management token was not accepted.' : 'Enter the management token to open the dashboard.'}</p>
-        <p className="muted">It is printed by "npm run serve" and stored in the data folder as management-token.</p>
-        <input aria-label="Management token" value={value} onChange={(e) => setValue(e.target.value)} />
-        <button type="submit">Open</button>
+        <div className="brand gate-brand">
+          <span className="brand-mark" aria-hidden="true">
+            ⇄
+          </span>
+          <span className="brand-name">Switchyard</span>
+        </div>
+        <h1>Open the dashboard</h1>
+        {rejected ? (
+          <p className="callout callout-danger" role="alert">
+            That management token was not accepted. It may have been mistyped or replaced.
+          </p>
+        ) : (
+          <p>Enter the management token to open the dashboard.</p>
+        )}
+        <label htmlFor="gate-token">Management token</label>
+        <input
+          id="gate-token"
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          value={value}
+          aria-invalid={error ? true : undefined}
+          aria-describedby="gate-hint"
+          onChange={(e) => {
+            setValue(e.target.value);
+            setError(null);
+          }}
+        />
+        {error && (
+          <div className="field-error" role="alert">
+            {error}
+          </div>
+        )}
+        <p id="gate-hint" className="hint">
+          "npm run serve" prints a link with the token. It is also stored in the data folder as <code className="mono">management-token</code>.
+        </p>
+        <button type="submit" className="btn btn-primary">
+          Open
+        </button>
       </form>
     </main>
   );

@@ -234,8 +234,10 @@ export interface AdmissionView {
   inFlight: number;
   /** The queue is paused by an upstream retry hint until this time. */
   pausedUntil: number | null;
+  /** The strictest connection-wide cap in force (strict cap or shared-quota serialisation). */
   maxConcurrent: number | null;
-  models: { model: string; inFlight: number; queued: number; cap: number }[];
+  /** Models with a cap, activity or (model-scoped limiter) a pause. cap null = no per-model cap. */
+  models: { model: string; inFlight: number; queued: number; cap: number | null; pausedUntil: number | null }[];
 }
 
 export interface HealthView {

@@ -1,5 +1,6 @@
 // Starts the built headless shell (out/main/serve.js) as a child process on port 0 with a temp
-// data dir, as a user would run it, and reads its ports from the --ready-json line.
+// data dir, as a user would run it, and reads its ports from the --ready-json line. restart()
+// stops it and starts it again on the same ports and data dir (for reconnect tests).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,19 +14,30 @@ export interface Headless {
   dataDir: string;
   output: string[];
   api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Stops the process and starts it again on the same ports with the same data dir. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startServe(env: Record<string, string> = {}): Promise<Headless> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-e2e-'));
+interface Running {
+  child: ChildProcess;
+  managementPort: number;
+  proxyPort: number;
+}
+
+function launch(
+  dataDir: string,
+  ports: { management: number; proxy: number },
+  env: Record<string, string>,
+  output: string[],
+): Promise<Running> {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['out/main/serve.js', '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, '--ready-json'],
+    ['out/main/serve.js', '--port', String(ports.management), '--proxy-port', String(ports.proxy), '--data-dir', dataDir, '--ready-json'],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const output: string[] = [];
   child.stderr!.on('data', (d: Buffer) => output.push(d.toString()));
-  const ready = await new Promise<{ managementPort: number; proxyPort: number }>((resolve, reject) => {
+  return new Promise<Running>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${output.join('')}`)), 20_000);
     const rl = createInterface({ input: child.stdout! });
     rl.on('line', (line) => {
@@ -34,7 +46,7 @@ export async function startServe(env: Record<string, string> = {}): Promise<Head
         const j = JSON.parse(line) as { ready?: boolean; managementPort: number; proxyPort: number };
         if (j.ready) {
           clearTimeout(timer);
-          resolve(j);
+          resolve({ child, managementPort: j.managementPort, proxyPort: j.proxyPort });
         }
       } catch {
         // not the ready line
@@ -42,11 +54,26 @@ export async function startServe(env: Record<string, string> = {}): Promise<Head
     });
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output.join('')}`)));
   });
+}
+
+function terminate(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+  });
+}
+
+export async function startServe(env: Record<string, string> = {}): Promise<Headless> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-e2e-'));
+  const output: string[] = [];
+  let running = await launch(dataDir, { management: 0, proxy: 0 }, env, output);
   const token = readFileSync(join(dataDir, 'management-token'), 'utf8').trim();
-  const managementUrl = `http://127.0.0.1:${ready.managementPort}`;
+  const managementUrl = `http://127.0.0.1:${running.managementPort}`;
   return {
     managementUrl,
-    proxyUrl: `http://127.0.0.1:${ready.proxyPort}`,
+    proxyUrl: `http://127.0.0.1:${running.proxyPort}`,
     token,
     dataDir,
     output,
@@ -60,12 +87,12 @@ export async function startServe(env: Record<string, string> = {}): Promise<Head
       if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${JSON.stringify(json)}`);
       return json;
     },
+    async restart() {
+      await terminate(running.child);
+      running = await launch(dataDir, { management: running.managementPort, proxy: running.proxyPort }, env, output);
+    },
     async stop() {
-      await new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-      });
+      await terminate(running.child);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

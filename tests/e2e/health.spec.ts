@@ -1,5 +1,8 @@
+// Opening the dashboard: the token link, the token gate, engine health on the first page, and the
+// live link indicator across an engine restart.
 import { expect, test } from '@playwright/test';
 import { startServe, type Headless } from './headless';
+import { goTo } from './ui';
 
 let app: Headless;
 
@@ -25,4 +28,31 @@ test('without a token the dashboard asks for one and the API refuses', async ({ 
   await expect(page.getByLabel('Management token')).toBeVisible();
   const res = await request.get(`${app.managementUrl}/api/monitoring/health`);
   expect(res.status()).toBe(401);
+});
+
+test('a wrong token is refused at the gate and the right one opens the dashboard', async ({ page }, info) => {
+  await page.goto(app.managementUrl);
+  await page.getByLabel('Management token').fill('not-the-token');
+  await page.getByRole('button', { name: 'Open' }).click();
+  await expect(page.getByText('That management token was not accepted.')).toBeVisible();
+  await page.screenshot({ path: info.outputPath('token-gate.png') });
+  await page.getByLabel('Management token').fill(app.token);
+  await page.getByRole('button', { name: 'Open' }).click();
+  await expect(page.getByTestId('health-status')).toContainText(/ok|degraded/);
+  // The saved token opens it again after a reload.
+  await page.reload();
+  await expect(page.getByTestId('link-status')).toHaveText('Live');
+});
+
+test('the live link shows reconnecting while the engine is away, and changes show again once it is back', async ({ page }) => {
+  await page.goto(`${app.managementUrl}/?token=${app.token}`);
+  await goTo(page, 'Connections');
+  await expect(page.getByTestId('link-status')).toHaveText('Live');
+  const restarted = app.restart();
+  await expect(page.getByTestId('link-status')).toHaveText('Reconnecting…');
+  await restarted;
+  // A change made right after the restart reaches the page (by the resync or by a push).
+  await app.api('POST', '/api/providers', { name: 'Added while away', kind: 'local' });
+  await expect(page.getByTestId('link-status')).toHaveText('Live', { timeout: 20_000 });
+  await expect(page.getByRole('article', { name: 'Added while away' })).toBeVisible();
 });

@@ -1,10 +1,11 @@
 // The engine's composition: store, settings, connections, keys, resilience, admission, proxy,
 // request log and the management service, wired once. Both shells call createEngine(); the
 // engine never imports electron.
+import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventName } from '../../shared/contract';
 import { APP_VERSION } from '../../shared/version';
-import { directAdmission } from './admission/direct';
+import { createAdmission } from './admission/admissionService';
 import type { AdmissionPort } from './admission/port';
 import { ClientKeyService } from './auth/clientKeys';
 import { ManagementToken } from './auth/managementToken';
@@ -12,12 +13,13 @@ import { systemClock, type Clock } from './clock';
 import { ConnectionRegistry } from './connections/registry';
 import { CoalescedTopic, EventBus } from './events';
 import { createLogger, SecretRedactor, stderrSink, type LogLevel, type LogSink, type Logger } from './logger';
+import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
 import { ConnectionTester } from './management/connectionTester';
 import { createManagementService } from './management/service';
 import { ProxyServer } from './proxy/server';
 import type { Resilience } from './resilience/port';
-import { statelessResilience } from './resilience/stateless';
+import { createResilience } from './resilience/resilienceService';
 import { TargetSelector } from './routing/selector';
 import { SecretBox, type KeyProvider } from './secrets/secretBox';
 import type { Env } from './settings/resolve';
@@ -29,6 +31,7 @@ import { openStore, type Db } from './store/db';
 import { KeyValueRepo } from './store/keyValueRepo';
 import { LogsRepo } from './store/logsRepo';
 import { UpstreamClient } from './upstream/client';
+import { TimeoutResolver } from './upstream/timeouts';
 import type { Random } from './random';
 import { systemRandom } from './random';
 
@@ -79,6 +82,11 @@ export async function createEngine(o: EngineOptions) {
   });
   const startedAt = clock.now();
   const db = openStore({ path: join(o.dataDir, 'switchyard.db'), nativeBinding: o.nativeBinding, now: () => clock.now() });
+  try {
+    chmodSync(join(o.dataDir, 'switchyard.db'), 0o600);
+  } catch {
+    // not fatal: the data dir itself is 0700
+  }
   const box = new SecretBox(o.keyProvider);
   const token = ManagementToken.loadOrCreate(o.dataDir);
   const bus = new EventBus();
@@ -90,11 +98,18 @@ export async function createEngine(o: EngineOptions) {
   const breakersRepo = new BreakersRepo(db, () => clock.now());
 
   const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo };
-  const resilience = (o.resilience ?? ((c) => statelessResilience(c.registry)))(ctx);
-  const admission = (o.admission ?? ((c) => directAdmission(c.registry)))({ ...ctx, resilience });
+  const resilience = (o.resilience ?? ((c) => createResilience(c)))(ctx);
+  const admission = (o.admission ?? ((c) => createAdmission({ ...c, log: c.log.child('admission') })))({ ...ctx, resilience });
 
   const upstream = new UpstreamClient();
-  const requestLog = new RequestLog(new LogsRepo(db), clock, bus, log.child('requestLog'), () => ({
+  const dbPath = join(o.dataDir, 'switchyard.db');
+  const logWriter = await WorkerLogWriter.start({
+    db,
+    dbPath,
+    nativeBinding: o.nativeBinding,
+    onError: (err) => log.error('requestLog.writeFailed', { err }),
+  });
+  const requestLog = new RequestLog(new LogsRepo(db), logWriter, clock, bus, log.child('requestLog'), () => ({
     retentionDays: settings.values['logs.retentionDays'],
     maxRows: settings.values['logs.maxRows'],
   }));
@@ -107,6 +122,8 @@ export async function createEngine(o: EngineOptions) {
     upstream,
     selector: new TargetSelector(),
     requestLog,
+    timeouts: new TimeoutResolver(() => settings.snapshot),
+    redactor,
     clock,
     log: log.child('proxy'),
     clientKeys,
@@ -172,14 +189,20 @@ export async function createEngine(o: EngineOptions) {
     if (changed.includes('proxy.port') && o.proxyPort === undefined) void rebindProxy(settings.values['proxy.port']);
   });
 
+  /** Moves the proxy to a new port; on failure the old listener keeps serving and health says why. */
   async function rebindProxy(port: number): Promise<void> {
+    const previous = proxy.port;
     try {
-      await proxy.close();
       await proxy.listen(port);
       proxyError = null;
       log.info('proxy.listening', { port: proxy.port });
     } catch (err) {
-      proxyError = `port ${port}: ${(err as Error).message}`;
+      const code = (err as { code?: string }).code;
+      const why = code === 'EADDRINUSE' ? 'it is already in use' : (err as Error).message;
+      proxyError =
+        previous !== null
+          ? `could not move the proxy to port ${port} (${why}); still listening on ${previous}`
+          : `could not listen on port ${port} (${why}); pick another proxy port in Settings`;
       log.error('proxy.listenFailed', { port, err });
     }
     topics.health.touch();
@@ -250,7 +273,7 @@ export async function createEngine(o: EngineOptions) {
       await proxy.close();
       await admission.close();
       await upstream.close();
-      requestLog.close();
+      await requestLog.close();
       db.close();
     },
   };

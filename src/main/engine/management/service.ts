@@ -102,7 +102,12 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     resetResilience: async ({ provider }) => ({ providers: d.resilience.resetBreakers(provider, d.clock.now()) }),
     listBreakers: async () => d.resilience.breakers(d.clock.now()),
     listCooldowns: async ({ provider }) => d.resilience.cooldowns(d.clock.now(), provider),
-    clearCooldowns: async (input) => d.resilience.clearCooldowns(input, d.clock.now()),
+    clearCooldowns: async (input) => {
+      const result = d.resilience.clearCooldowns(input, d.clock.now());
+      // The queue may hold the same connections paused on the upstream's hint: lift that too.
+      d.admission.resume(result.cleared);
+      return result;
+    },
     listModelCooldowns: async () => {
       const now = d.clock.now();
       return { now, lockouts: d.resilience.lockouts(now) };
@@ -140,7 +145,7 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     listLogs: async ({ limit, before, connectionId, errorsOnly }) =>
       d.requestLog.page({ limit: limit ?? 100, before, connectionId, errorsOnly }),
     getLog: async ({ id }) => {
-      const e = d.requestLog.get(id);
+      const e = await d.requestLog.get(id);
       if (!e) throw notFound('request', id);
       return e;
     },

@@ -1,0 +1,100 @@
+// The sidebar: navigation with live counts (what is out of routing, breakers not closed), and
+// the footer with engine health, the proxy address and the state of the live link.
+import type { ReactNode } from 'react';
+import { useDashboard, useSel } from '../hooks/dashboardContext';
+import { useServerNow } from '../hooks/useNow';
+import { hrefOf, type PageId } from '../hooks/useRoute';
+import { breakerStateAt, outOfRouting } from '../lib/connectionState';
+import { icons } from './icons';
+
+const NAV: { id: PageId; label: string; section?: string }[] = [
+  { id: 'agent', label: 'Connect your agent', section: 'Setup' },
+  { id: 'connections', label: 'Connections' },
+  { id: 'cooldowns', label: 'Cooldown manager', section: 'Resilience' },
+  { id: 'breakers', label: 'Provider breakers' },
+  { id: 'settings', label: 'Resilience settings' },
+  { id: 'logs', label: 'Request log', section: 'Traffic' },
+  { id: 'app', label: 'App & token', section: 'App' },
+];
+
+function LinkIndicator() {
+  const d = useDashboard();
+  const link = useSel(d.app, (s) => s.link);
+  const ever = useSel(d.app, (s) => s.everConnected);
+  const [tone, text] =
+    link === 'open'
+      ? ['ok', 'Live']
+      : link === 'closed'
+        ? ['warn', ever ? 'Reconnecting…' : 'Connecting…']
+        : link === 'unauthorized'
+          ? ['danger', 'Token refused']
+          : ['neutral', 'Connecting…'];
+  return (
+    <div className={`link link-${tone}`} data-testid="link-status" title="Live updates from the engine">
+      <span className="link-dot" aria-hidden="true" />
+      {text}
+    </div>
+  );
+}
+
+export function Sidebar({ page }: { page: PageId }) {
+  const d = useDashboard();
+  const now = useServerNow();
+  const health = useSel(d.app, (s) => s.health);
+  const info = useSel(d.app, (s) => s.info);
+  const cooldowns = useSel(d.resilience, (s) => s.cooldowns);
+  const lockouts = useSel(d.resilience, (s) => s.lockouts);
+  const breakers = useSel(d.resilience, (s) => s.breakers);
+  const out = outOfRouting(cooldowns, lockouts, now);
+  const outCount = out.cooling.length + out.terminal.length + out.lockouts.length;
+  const tripped = breakers.filter((b) => breakerStateAt(b, now) !== 'CLOSED').length;
+  const counts: Partial<Record<PageId, ReactNode>> = {
+    cooldowns: outCount ? <span className={`nav-count ${out.terminal.length ? 'danger' : 'warn'}`}>{outCount}</span> : null,
+    breakers: tripped ? <span className="nav-count danger">{tripped}</span> : null,
+  };
+  const proxyUrl = health?.proxy.url ?? info?.proxyUrl ?? null;
+  return (
+    <nav className="sidebar" aria-label="Main">
+      <div className="brand">
+        <span className="brand-mark" aria-hidden="true">
+          ⇄
+        </span>
+        <span className="brand-name">Switchyard</span>
+        {info && <span className="brand-version">v{info.version}</span>}
+      </div>
+      <ul className="nav">
+        {NAV.map((n) => (
+          <li key={n.id}>
+            {n.section && <div className="nav-section">{n.section}</div>}
+            <a href={hrefOf(n.id)} className={`nav-link${page === n.id ? ' active' : ''}`} aria-current={page === n.id ? 'page' : undefined}>
+              {icons[n.id]}
+              <span className="nav-label">{n.label}</span>
+              {counts[n.id]}
+            </a>
+          </li>
+        ))}
+      </ul>
+      <div className="sidebar-footer">
+        <div className="status-line">
+          <span className={`health-dot ${health?.status ?? 'unknown'}`} aria-hidden="true" />
+          <span>
+            Engine <strong data-testid="health-status">{health ? health.status : '…'}</strong>
+          </span>
+        </div>
+        {health && (
+          <div className="status-sub">
+            {health.connections.active} healthy · {health.connections.cooling} cooling · {health.connections.terminal} terminal
+          </div>
+        )}
+        <div className="status-line proxy-line">
+          <span className="muted">Proxy</span>
+          <code data-testid="proxy-url" title={health?.proxy.error ?? undefined}>
+            {proxyUrl ?? (health?.proxy.error ? 'not listening' : '…')}
+          </code>
+        </div>
+        {health?.proxy.error && <div className="status-error">{health.proxy.error}</div>}
+        <LinkIndicator />
+      </div>
+    </nav>
+  );
+}

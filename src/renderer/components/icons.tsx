@@ -1,0 +1,57 @@
+// Line icons for the sidebar (16 px, drawn with currentColor; decorative, hidden from assistive tech).
+import type { ReactNode } from 'react';
+
+const Icon = ({ children }: { children: ReactNode }) => (
+  <svg className="icon" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+    {children}
+  </svg>
+);
+
+export const icons = {
+  agent: (
+    <Icon>
+      <rect x="2" y="3" width="12" height="10" rx="1.5" />
+      <path d="M5 7l2 1.5L5 10M8.5 10.5h2.5" />
+    </Icon>
+  ),
+  connections: (
+    <Icon>
+      <circle cx="4" cy="4" r="1.75" />
+      <circle cx="4" cy="12" r="1.75" />
+      <circle cx="12" cy="8" r="1.75" />
+      <path d="M5.6 4.8l4.8 2.4M5.6 11.2l4.8-2.4" />
+    </Icon>
+  ),
+  cooldowns: (
+    <Icon>
+      <circle cx="8" cy="8.5" r="5.5" />
+      <path d="M8 5.5v3l2 1.5M6.5 1.5h3" />
+    </Icon>
+  ),
+  breakers: (
+    <Icon>
+      <path d="M9 1.5L3.5 9H8l-1 5.5L12.5 7H8z" />
+    </Icon>
+  ),
+  settings: (
+    <Icon>
+      <path d="M2.5 4.5h6M11.5 4.5h2M2.5 11.5h2M7.5 11.5h6" />
+      <circle cx="10" cy="4.5" r="1.5" />
+      <circle cx="6" cy="11.5" r="1.5" />
+    </Icon>
+  ),
+  logs: (
+    <Icon>
+      <path d="M5.5 4h8M5.5 8h8M5.5 12h8" />
+      <circle cx="2.75" cy="4" r=".6" />
+      <circle cx="2.75" cy="8" r=".6" />
+      <circle cx="2.75" cy="12" r=".6" />
+    </Icon>
+  ),
+  app: (
+    <Icon>
+      <circle cx="8" cy="8" r="6" />
+      <path d="M8 7.5v3.5M8 5v.01" />
+    </Icon>
+  ),
+};

@@ -1,0 +1,227 @@
+// One connection on the Connections page: its live state (healthy, cooling down with a countdown
+// and the reason, terminal with the reason, disabled), what is in flight and queued, its provider's
+// breaker when that is not closed, quick toggles, and test / edit / delete.
+import { useId } from 'react';
+import { BreakerBadge, LiveStateBadge, reasonText } from '../../components/status';
+import { Badge, Switch } from '../../components/ui';
+import { useDashboard, useSel } from '../../hooks/dashboardContext';
+import { hrefOf } from '../../hooks/useRoute';
+import { activeLockouts, breakerStateAt, liveStateOf } from '../../lib/connectionState';
+import { hasClaudeOptions } from '../../lib/connectionForm';
+import { formatAgo, formatMs, formatRemaining } from '../../lib/format';
+import { TERMINAL_HELP } from '../../lib/reasons';
+import type { AdmissionView, BreakerView, ConnectionView, CooldownEntry } from '../../../shared/model';
+import { KIND_INFO } from '../../../shared/model';
+
+export function ConnectionCard({
+  conn,
+  entry,
+  admission,
+  breaker,
+  now,
+  onEdit,
+  onDelete,
+}: {
+  conn: ConnectionView;
+  entry: CooldownEntry | undefined;
+  admission: AdmissionView | undefined;
+  breaker: BreakerView | undefined;
+  now: number;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  const d = useDashboard();
+  const titleId = useId();
+  const pending = useSel(d.connections, (s) => !!s.pending[conn.id]);
+  const test = useSel(d.connections, (s) => s.tests[conn.id]);
+  const clearing = useSel(d.resilience, (s) => s.busy);
+  const state = liveStateOf(conn, entry, now);
+  const reason = reasonText(state);
+  const locked = activeLockouts(entry?.lockouts ?? [], now);
+  const breakerState = breaker ? breakerStateAt(breaker, now) : 'CLOSED';
+  const store = d.connections.getState();
+  const psd = conn.providerSpecificData ?? {};
+  const modelCaps = Object.entries(conn.rateLimitOverrides?.modelConcurrency ?? {});
+
+  return (
+    <article className={`conn-card state-${state.kind}`} aria-labelledby={titleId} data-testid="connection-card">
+      <div className="conn-head">
+        <div className="conn-title">
+          <h3 id={titleId}>{conn.name}</h3>
+          <div className="conn-meta">
+            <Badge tone="neutral">{KIND_INFO[conn.kind].label}</Badge>
+            <span className="muted">
+              provider <code className="mono">{conn.provider}</code> · priority {conn.priority}
+            </span>
+          </div>
+        </div>
+        <div className="conn-state" data-testid="connection-state">
+          <LiveStateBadge state={state} />
+          {breakerState !== 'CLOSED' && (
+            <a href={hrefOf('breakers')} className="plain-link" title="The provider's circuit breaker">
+              <BreakerBadge state={breakerState} />
+            </a>
+          )}
+        </div>
+      </div>
+
+      {(state.kind === 'cooling' || state.kind === 'terminal') && (
+        <div className={`conn-reason ${state.kind}`}>
+          <div>
+            {state.kind === 'cooling' ? (
+              <>
+                Out of routing for <strong className="tabular">{formatRemaining(state.remainingMs)}</strong>
+                {state.backoffLevel > 0 && <span className="muted"> · backoff level {state.backoffLevel}</span>}
+              </>
+            ) : (
+              TERMINAL_HELP[state.status]
+            )}
+          </div>
+          {reason && (
+            <div className="reason-text" data-testid="connection-reason">
+              {reason}
+            </div>
+          )}
+          {state.kind === 'cooling' && (
+            <button
+              type="button"
+              className="btn btn-sm"
+              disabled={clearing}
+              onClick={() => void d.resilience.getState().clear({ connectionIds: [conn.id] })}
+              aria-label={`Clear cooldown of ${conn.name}`}
+            >
+              Clear cooldown
+            </button>
+          )}
+        </div>
+      )}
+
+      <dl className="conn-facts">
+        <div>
+          <dt>Endpoint</dt>
+          <dd>
+            <code className="mono truncate" title={conn.baseUrl}>
+              {conn.baseUrl}
+            </code>
+          </dd>
+        </div>
+        <div>
+          <dt>Key</dt>
+          <dd>{conn.secret.set ? <code className="mono">{conn.secret.masked}</code> : <span className="muted">none</span>}</dd>
+        </div>
+        <div>
+          <dt>Models</dt>
+          <dd title={conn.models.join(', ')}>
+            {conn.models.length ? `${conn.models.slice(0, 3).join(', ')}${conn.models.length > 3 ? ` +${conn.models.length - 3}` : ''}` : ''}
+            {conn.passthroughModels && <span className="muted">{conn.models.length ? ' · ' : ''}any model</span>}
+          </dd>
+        </div>
+        <div>
+          <dt>Traffic</dt>
+          <dd data-testid="connection-traffic">
+            <span className="tabular">{admission?.inFlight ?? 0}</span> in flight · <span className="tabular">{admission?.queued ?? 0}</span> queued
+            {admission?.pausedUntil && admission.pausedUntil > now && (
+              <span className="muted"> · queue paused {formatRemaining(admission.pausedUntil - now)}</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Concurrency</dt>
+          <dd>
+            {conn.maxConcurrent ? `max ${conn.maxConcurrent}` : <span className="muted">no cap</span>}
+            {modelCaps.length > 0 && <span className="muted"> · {modelCaps.map(([m, c]) => `${m} ≤ ${c}`).join(', ')}</span>}
+          </dd>
+        </div>
+        <div>
+          <dt>Last used</dt>
+          <dd>{conn.health.lastUsedAt ? formatAgo(conn.health.lastUsedAt, now) : <span className="muted">never</span>}</dd>
+        </div>
+      </dl>
+
+      {admission && admission.models.some((m) => m.inFlight || m.queued) && (
+        <div className="model-gates">
+          {admission.models
+            .filter((m) => m.inFlight || m.queued)
+            .map((m) => (
+              <span key={m.model} className="chip">
+                {m.model}: {m.cap !== null ? `${m.inFlight}/${m.cap}` : m.inFlight} running{m.queued ? `, ${m.queued} waiting` : ''}
+              </span>
+            ))}
+        </div>
+      )}
+
+      {locked.length > 0 && (
+        <div className="conn-lockouts">
+          <Badge tone="warn">{locked.length === 1 ? '1 model locked out' : `${locked.length} models locked out`}</Badge>{' '}
+          <span className="muted">{locked.map((l) => l.model).join(', ')}</span> · <a href={hrefOf('cooldowns')}>Cooldown manager</a>
+        </div>
+      )}
+
+      <div className="conn-toggles">
+        <Switch compact label="Enabled" checked={conn.enabled} disabled={pending} onChange={(v) => void store.patch(conn.id, { enabled: v }, 'Enabled')} />
+        <Switch
+          compact
+          label="Rate-limit protection"
+          description={
+            admission?.protectionSource === 'auto' && !conn.rateLimitProtection ? 'on automatically for API-key providers' : undefined
+          }
+          checked={conn.rateLimitProtection}
+          disabled={pending}
+          onChange={(v) => void store.setRateLimitProtection(conn.id, v)}
+        />
+        <Switch
+          compact
+          label="Never cool down"
+          checked={conn.disableCooling}
+          disabled={pending}
+          onChange={(v) => void store.patch(conn.id, { disableCooling: v }, 'cooling')}
+        />
+        {hasClaudeOptions(conn.kind) && (
+          <>
+            <Switch
+              compact
+              label="Low-priority lane"
+              checked={psd.lowPriorityMode === true}
+              disabled={pending}
+              onChange={(v) => void store.patch(conn.id, { providerSpecificData: { ...psd, lowPriorityMode: v } }, 'the low-priority lane')}
+            />
+            <Switch
+              compact
+              label="Auto limit reset"
+              checked={psd.autoLimitReset === true}
+              disabled={pending}
+              onChange={(v) => void store.patch(conn.id, { providerSpecificData: { ...psd, autoLimitReset: v } }, 'the automatic limit reset')}
+            />
+          </>
+        )}
+      </div>
+
+      <div className="conn-foot">
+        <div className="test-result" aria-live="polite">
+          {test?.running && <span className="muted">Testing…</span>}
+          {!test?.running && test?.result && (
+            <span className={test.result.ok ? 'ok-text' : 'danger-text'}>
+              {test.result.ok ? '✓ ' : '✕ '}
+              {test.result.message}
+              {test.result.latencyMs !== null && <span className="muted"> · {formatMs(test.result.latencyMs)}</span>}
+              {test.result.ok && test.result.models.length > 0 && (
+                <span className="muted"> · {test.result.models.length} models available</span>
+              )}
+            </span>
+          )}
+        </div>
+        <div className="row-actions">
+          <button type="button" className="btn btn-sm" disabled={test?.running} onClick={() => void store.test(conn.id)} aria-label={`Test ${conn.name}`}>
+            Test
+          </button>
+          <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${conn.name}`}>
+            Edit
+          </button>
+          <button type="button" className="btn btn-sm btn-ghost danger-text" onClick={onDelete} aria-label={`Delete ${conn.name}`}>
+            Delete
+          </button>
+        </div>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,342 @@
+// The add / edit connection form: kind-specific fields and hints from KIND_INFO, limits and
+// per-model concurrency, cooling and queue behaviour, the Claude options (stored in
+// providerSpecificData), and advanced timeouts and queue overrides. Errors from the form's own
+// checks and from the engine appear next to the field they name.
+import { useState, type ReactNode } from 'react';
+import { Modal } from '../../components/Modal';
+import { Field, Switch } from '../../components/ui';
+import { useDashboard } from '../../hooks/dashboardContext';
+import {
+  buildCreateInput,
+  buildUpdateInput,
+  emptyForm,
+  errorFor,
+  formFromConnection,
+  hasClaudeOptions,
+  isFormField,
+  withKind,
+  type ConnectionForm,
+  type FormErrors,
+} from '../../lib/connectionForm';
+import { describeError, messageForField } from '../../lib/errors';
+import { AUTH_CLASSES, CONNECTION_KINDS, KIND_INFO, type AuthClass, type ConnectionView } from '../../../shared/model';
+
+const AUTH_LABELS: Record<AuthClass, string> = {
+  apikey: 'API key',
+  oauth: 'OAuth (subscription)',
+  local: 'Local',
+};
+
+const ADVANCED_FIELDS = [
+  'timeouts.',
+  'rateLimitOverrides.maxWaitMs',
+  'rateLimitOverrides.executionMaxWaitMs',
+  'rateLimitOverrides.requestsPerMinute',
+  'rateLimitOverrides.minTimeMs',
+];
+
+function Section({ title, children, hint }: { title: string; children: ReactNode; hint?: ReactNode }) {
+  return (
+    <fieldset className="form-section">
+      <legend>{title}</legend>
+      {hint && <p className="hint section-hint">{hint}</p>}
+      {children}
+    </fieldset>
+  );
+}
+
+export function ConnectionDialog({ connection, onClose }: { connection?: ConnectionView; onClose: () => void }) {
+  const d = useDashboard();
+  const editing = !!connection;
+  const [form, setForm] = useState<ConnectionForm>(() => (connection ? formFromConnection(connection) : emptyForm()));
+  const [errors, setErrors] = useState<FormErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [advancedOpen, setAdvancedOpen] = useState(false);
+  const info = KIND_INFO[form.kind];
+
+  const set = <K extends keyof ConnectionForm>(k: K, v: ConnectionForm[K]) => {
+    setForm((f) => ({ ...f, [k]: v }));
+  };
+  const err = (field: string) => errorFor(errors, field);
+  const text = (k: keyof ConnectionForm, field: string, label: string, o: { hint?: ReactNode; placeholder?: string; type?: string; required?: boolean; inputMode?: 'numeric' } = {}) => (
+    <Field label={label} hint={o.hint} error={err(field)} required={o.required}>
+      {(p) => (
+        <input
+          {...p}
+          type={o.type ?? 'text'}
+          inputMode={o.inputMode}
+          placeholder={o.placeholder}
+          value={form[k] as string}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => set(k, e.target.value as never)}
+        />
+      )}
+    </Field>
+  );
+
+  const showErrors = (e: FormErrors) => {
+    setErrors(e);
+    if (Object.keys(e).some((k) => ADVANCED_FIELDS.some((a) => k.startsWith(a)))) setAdvancedOpen(true);
+  };
+
+  const submit = async () => {
+    setFormError(null);
+    const store = d.connections.getState();
+    let save: () => Promise<unknown>;
+    if (connection) {
+      const built = buildUpdateInput(form, connection);
+      if (!built.ok) return showErrors(built.errors);
+      save = () => store.save(connection.id, built.input, form.rateLimitProtection);
+    } else {
+      const built = buildCreateInput(form);
+      if (!built.ok) return showErrors(built.errors);
+      save = () => store.create(built.input);
+    }
+    setErrors({});
+    setSaving(true);
+    try {
+      await save();
+      onClose();
+    } catch (e) {
+      const u = describeError(e);
+      if (u.field && isFormField(u.field)) showErrors({ [u.field]: messageForField(u) });
+      else setFormError(u.message);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const modelRows = form.modelConcurrency;
+  return (
+    <Modal
+      wide
+      title={editing ? `Edit ${connection.name}` : 'Add connection'}
+      description={editing ? undefined : 'A connection is one account or API key of a provider. Several connections of one provider share its breaker but cool down separately.'}
+      onClose={onClose}
+      footer={
+        <>
+          {formError && (
+            <div className="form-error" role="alert">
+              {formError}
+            </div>
+          )}
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" form="connection-form" className="btn btn-primary" disabled={saving}>
+            {editing ? 'Save changes' : 'Add connection'}
+          </button>
+        </>
+      }
+    >
+      <form
+        id="connection-form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          void submit();
+        }}
+      >
+        <Section title="Connection">
+          <div className="form-grid">
+            <Field label="Kind" hint={`Speaks the ${info.protocol === 'openai' ? 'OpenAI' : 'Anthropic'} protocol.`} error={err('kind')}>
+              {(p) => (
+                <select {...p} value={form.kind} onChange={(e) => setForm((f) => withKind(f, e.target.value as ConnectionForm['kind']))}>
+                  {CONNECTION_KINDS.map((k) => (
+                    <option key={k} value={k}>
+                      {KIND_INFO[k].label}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            {text('name', 'name', 'Name', { placeholder: 'e.g. Work Anthropic key', required: true })}
+            {text('provider', 'provider', 'Provider', {
+              placeholder: info.defaultProvider ?? 'e.g. glm',
+              required: !info.defaultProvider,
+              hint: info.defaultProvider
+                ? `Defaults to "${info.defaultProvider}". Connections of one provider share a circuit breaker.`
+                : 'A short id such as "glm" or "deepseek". Connections of one provider share a circuit breaker.',
+            })}
+            <Field label="Auth class" hint="Selects breaker thresholds and base cooldowns." error={err('authClass')}>
+              {(p) => (
+                <select {...p} value={form.authClass} onChange={(e) => set('authClass', e.target.value as AuthClass)}>
+                  {AUTH_CLASSES.map((a) => (
+                    <option key={a} value={a}>
+                      {AUTH_LABELS[a]}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            {text('baseUrl', 'baseUrl', 'Base URL', {
+              placeholder: info.defaultBaseUrl ?? 'https://…',
+              required: !info.defaultBaseUrl,
+              hint: info.defaultBaseUrl
+                ? `Leave empty for ${info.baseUrlHint.startsWith(info.defaultBaseUrl) ? info.baseUrlHint : info.defaultBaseUrl}.`
+                : info.baseUrlHint,
+            })}
+            <Field
+              label="API key"
+              required={info.secretRequired && !connection?.secret.set}
+              error={err('secret')}
+              hint={
+                editing && connection.secret.set
+                  ? `Saved key ${connection.secret.masked ?? ''}. Leave empty to keep it.`
+                  : info.secretRequired
+                    ? 'Stored encrypted; never shown again in full.'
+                    : 'Optional for this kind. Stored encrypted.'
+              }
+            >
+              {(p) => (
+                <input
+                  {...p}
+                  type="password"
+                  value={form.secret}
+                  autoComplete="off"
+                  disabled={form.removeSecret}
+                  onChange={(e) => set('secret', e.target.value)}
+                />
+              )}
+            </Field>
+          </div>
+          {editing && connection.secret.set && !info.secretRequired && (
+            <Switch compact label="Remove the saved key" checked={form.removeSecret} onChange={(v) => setForm((f) => ({ ...f, removeSecret: v, secret: v ? '' : f.secret }))} />
+          )}
+        </Section>
+
+        <Section title="Routing">
+          <div className="form-grid">
+            {text('priority', 'priority', 'Priority', {
+              inputMode: 'numeric',
+              hint: 'Lower goes first (0–1000). Equal priorities take turns.',
+            })}
+            <Field
+              label="Models"
+              error={err('models')}
+              hint={form.passthroughModels ? 'Optional: models this connection is known to serve (one per line). Others are passed through.' : 'One per line or comma-separated.'}
+            >
+              {(p) => <textarea {...p} rows={3} value={form.models} spellCheck={false} onChange={(e) => set('models', e.target.value)} />}
+            </Field>
+          </div>
+          <Switch
+            label="Accept any model (pass through)"
+            description="Requests for models no connection lists come here too."
+            checked={form.passthroughModels}
+            onChange={(v) => set('passthroughModels', v)}
+          />
+          <Switch label="Enabled" description="Disabled connections are skipped by routing." checked={form.enabled} onChange={(v) => set('enabled', v)} />
+        </Section>
+
+        <Section title="Limits" hint="Subscription accounts often allow only a few requests at once; going over causes 429s and cooldowns.">
+          <div className="form-grid">
+            {text('maxConcurrent', 'maxConcurrent', 'Max concurrent requests', { inputMode: 'numeric', placeholder: 'no cap', hint: 'Empty means no cap.' })}
+          </div>
+          <div className="subfield">
+            <div className="subfield-label" id="model-caps-label">
+              Per-model concurrency
+            </div>
+            {err('rateLimitOverrides.modelConcurrency') && !modelRows.some((_, i) => errors[`rateLimitOverrides.modelConcurrency.${i}`]) && (
+              <div className="field-error" role="alert">
+                {err('rateLimitOverrides.modelConcurrency')}
+              </div>
+            )}
+            {modelRows.length === 0 && <p className="hint">No per-model caps.</p>}
+            {modelRows.map((row, i) => (
+              <div className="model-cap-row" key={i}>
+                <Field label={`Model ${i + 1}`} error={errors[`rateLimitOverrides.modelConcurrency.${i}`]}>
+                  {(p) => (
+                    <input
+                      {...p}
+                      value={row.model}
+                      spellCheck={false}
+                      onChange={(e) => set('modelConcurrency', modelRows.map((r, j) => (j === i ? { ...r, model: e.target.value } : r)))}
+                    />
+                  )}
+                </Field>
+                <Field label={`Max at once for model ${i + 1}`}>
+                  {(p) => (
+                    <input
+                      {...p}
+                      inputMode="numeric"
+                      value={row.cap}
+                      onChange={(e) => set('modelConcurrency', modelRows.map((r, j) => (j === i ? { ...r, cap: e.target.value } : r)))}
+                    />
+                  )}
+                </Field>
+                <button
+                  type="button"
+                  className="btn btn-ghost btn-sm"
+                  aria-label={`Remove model cap ${i + 1}`}
+                  onClick={() => set('modelConcurrency', modelRows.filter((_, j) => j !== i))}
+                >
+                  Remove
+                </button>
+              </div>
+            ))}
+            <button type="button" className="btn btn-sm" onClick={() => set('modelConcurrency', [...modelRows, { model: '', cap: '1' }])}>
+              Add model cap
+            </button>
+          </div>
+        </Section>
+
+        <Section title="Resilience">
+          <Switch
+            label="Rate-limit protection"
+            description="Queue and space this connection's requests instead of bursting upstream. API-key connections may also be protected automatically (Resilience settings → Request queue)."
+            checked={form.rateLimitProtection}
+            onChange={(v) => set('rateLimitProtection', v)}
+          />
+          <Switch
+            label="Never cool this connection down"
+            description="Failures still fail over to the next connection, but this one stays in routing."
+            checked={form.disableCooling}
+            onChange={(v) => set('disableCooling', v)}
+          />
+          <div className="form-grid">
+            {text('rateLimitResetSeconds', 'providerSpecificData.rotationOverrides.rateLimitResetSeconds', 'Rate-limit cooldown override (s)', {
+              inputMode: 'numeric',
+              placeholder: 'automatic',
+              hint: 'Used for a 429 without a retry hint (1–21600 s). Empty: automatic.',
+            })}
+          </div>
+        </Section>
+
+        {hasClaudeOptions(form.kind) && (
+          <Section title="Claude" hint="For Claude subscription (OAuth) accounts. Saved with the connection; they act once the Claude OAuth support lands.">
+            <Switch
+              label="Low-priority lane on the 5-hour limit"
+              description="On the usage-limit 429, accept Anthropic's slow lane and keep going on this account (lowPriorityMode)."
+              checked={form.lowPriorityMode}
+              onChange={(v) => set('lowPriorityMode', v)}
+            />
+            <Switch
+              label="Automatic session-limit reset"
+              description="Try the once-a-week limit reset before the slow lane (autoLimitReset)."
+              checked={form.autoLimitReset}
+              onChange={(v) => set('autoLimitReset', v)}
+            />
+            <div className="form-grid">
+              {text('organizationUUID', 'providerSpecificData.organizationUUID', 'Organization UUID', { hint: 'Optional; needed for the limit reset.' })}
+            </div>
+          </Section>
+        )}
+
+        <details className="advanced" open={advancedOpen} onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}>
+          <summary>Advanced: timeouts and queue overrides</summary>
+          <div className="form-grid">
+            {text('connectMs', 'timeouts.connectMs', 'Connect timeout (ms)', { inputMode: 'numeric', placeholder: 'global setting', hint: '100–600000' })}
+            {text('headersMs', 'timeouts.headersMs', 'Response headers timeout (ms)', { inputMode: 'numeric', placeholder: 'global setting', hint: '1000–86400000' })}
+            {text('idleMs', 'timeouts.idleMs', 'Stream idle timeout (ms)', { inputMode: 'numeric', placeholder: 'global setting', hint: '1000–3600000' })}
+            {text('maxWaitMs', 'rateLimitOverrides.maxWaitMs', 'Queue wait limit (ms)', { inputMode: 'numeric', placeholder: 'global setting' })}
+            {text('executionMaxWaitMs', 'rateLimitOverrides.executionMaxWaitMs', 'Execution wait limit (ms)', { inputMode: 'numeric', placeholder: 'global setting' })}
+            {text('requestsPerMinute', 'rateLimitOverrides.requestsPerMinute', 'Requests per minute', { inputMode: 'numeric', placeholder: 'no limit' })}
+            {text('minTimeMs', 'rateLimitOverrides.minTimeMs', 'Minimum spacing (ms)', { inputMode: 'numeric', placeholder: 'none' })}
+          </div>
+        </details>
+      </form>
+    </Modal>
+  );
+}

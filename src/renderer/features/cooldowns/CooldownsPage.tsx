@@ -1,0 +1,302 @@
+// Cooldown manager: every connection out of routing for a transient reason, the model lockouts
+// and the terminal states on one page. Cooldowns can be cleared for one connection, a selection,
+// all of a provider, or all; terminal states are shown and never cleared here. The cooldown rules
+// are edited at the bottom.
+import { useState } from 'react';
+import { Badge, Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { useDashboard, useSel } from '../../hooks/dashboardContext';
+import { useServerNow } from '../../hooks/useNow';
+import { hrefOf } from '../../hooks/useRoute';
+import { outOfRouting } from '../../lib/connectionState';
+import { formatAgo, formatRemaining } from '../../lib/format';
+import { describeErrorType, TERMINAL_LABELS } from '../../lib/reasons';
+import { isTerminalStatus } from '../../../shared/model';
+import { SettingRow } from '../settings/SettingRow';
+import { settingOf } from '../../stores/settingsStore';
+
+const RULE_KEYS = [
+  'connectionCooldown.apikeyBaseMs',
+  'connectionCooldown.oauthBaseMs',
+  'connectionCooldown.maxBackoffSteps',
+  'streamStallCooldown.enabled',
+  'connectionCooldown.useUpstreamRetryHints',
+];
+
+export function CooldownsPage() {
+  const d = useDashboard();
+  const now = useServerNow();
+  const loaded = useSel(d.resilience, (s) => s.loaded);
+  const entries = useSel(d.resilience, (s) => s.cooldowns);
+  const lockouts = useSel(d.resilience, (s) => s.lockouts);
+  const selected = useSel(d.resilience, (s) => s.selected);
+  const busy = useSel(d.resilience, (s) => s.busy);
+  const settingsView = useSel(d.settings, (s) => s.view);
+  const [provider, setProvider] = useState('');
+  const store = d.resilience.getState();
+  const out = outOfRouting(entries, lockouts, now);
+  const coolingIds = out.cooling.map((c) => c.connectionId);
+  const liveSelection = selected.filter((id) => coolingIds.includes(id));
+  const providers = [...new Set([...out.cooling.map((c) => c.provider), ...out.lockouts.map((l) => l.provider)])].sort();
+  const chosenProvider = providers.includes(provider) ? provider : (providers[0] ?? '');
+  const allSelected = coolingIds.length > 0 && liveSelection.length === coolingIds.length;
+  const nothingOut = out.cooling.length === 0 && out.lockouts.length === 0;
+
+  return (
+    <div className="page">
+      <PageHeader
+        title="Cooldown manager"
+        description="Connections out of routing for a transient reason come back by themselves when their time is up. Clear them here to send traffic to them now."
+        actions={
+          <>
+            {providers.length > 0 && (
+              <form
+                className="provider-clear"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  if (chosenProvider) void store.clear({ all: true, provider: chosenProvider });
+                }}
+              >
+                <label htmlFor="clear-provider" className="sr-only">
+                  Provider to clear
+                </label>
+                <select id="clear-provider" value={chosenProvider} onChange={(e) => setProvider(e.target.value)}>
+                  {providers.map((p) => (
+                    <option key={p} value={p}>
+                      {p}
+                    </option>
+                  ))}
+                </select>
+                <button type="submit" className="btn" disabled={busy}>
+                  Clear provider
+                </button>
+              </form>
+            )}
+            <button type="button" className="btn" disabled={busy || nothingOut} onClick={() => void store.clear({ all: true })}>
+              Clear all
+            </button>
+          </>
+        }
+      />
+      {!loaded ? (
+        <Spinner label="Loading cooldowns" />
+      ) : (
+        <>
+          <Card
+            title="Connections cooling down"
+            actions={
+              out.cooling.length > 0 && (
+                <div className="toolbar">
+                  <button
+                    type="button"
+                    className="btn btn-sm"
+                    disabled={busy || liveSelection.length === 0}
+                    onClick={() => void store.clear({ connectionIds: liveSelection })}
+                  >
+                    Clear selected{liveSelection.length ? ` (${liveSelection.length})` : ''}
+                  </button>
+                </div>
+              )
+            }
+          >
+            {out.cooling.length === 0 ? (
+              <EmptyState title="Nothing is cooling down">Every enabled connection without a terminal state is in routing.</EmptyState>
+            ) : (
+              <div className="table-wrap">
+                <table className="table" aria-label="Connections cooling down">
+                  <thead>
+                    <tr>
+                      <th className="check-col">
+                        <input
+                          type="checkbox"
+                          aria-label="Select all cooling connections"
+                          checked={allSelected}
+                          onChange={(e) => store.setSelected(e.target.checked ? coolingIds : [])}
+                        />
+                      </th>
+                      <th>Connection</th>
+                      <th>Provider</th>
+                      <th>Back in</th>
+                      <th>Reason</th>
+                      <th>Backoff</th>
+                      <th className="actions-col">
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {out.cooling.map((c) => (
+                      <tr key={c.connectionId} data-testid="cooling-row">
+                        <td className="check-col">
+                          <input
+                            type="checkbox"
+                            aria-label={`Select ${c.name}`}
+                            checked={liveSelection.includes(c.connectionId)}
+                            onChange={() => store.toggleSelected(c.connectionId)}
+                          />
+                        </td>
+                        <td>
+                          <strong>{c.name}</strong>
+                          {!c.enabled && <Badge tone="neutral">disabled</Badge>}
+                        </td>
+                        <td>
+                          <code className="mono">{c.provider}</code> <span className="muted">{c.authClass}</span>
+                        </td>
+                        <td className="tabular">
+                          <Badge tone="warn" dot>
+                            {formatRemaining(c.remainingMs)}
+                          </Badge>
+                        </td>
+                        <td className="reason-cell">
+                          <div>{describeErrorType(c.lastErrorType) ?? 'Cooling down'}{c.errorCode ? <span className="muted"> · {c.errorCode}</span> : null}</div>
+                          {c.lastError && <div className="muted small">{c.lastError}</div>}
+                          {c.lastErrorAt && <div className="muted small">{formatAgo(c.lastErrorAt, now)}</div>}
+                        </td>
+                        <td className="tabular">{c.backoffLevel}</td>
+                        <td className="actions-col">
+                          <button
+                            type="button"
+                            className="btn btn-sm"
+                            disabled={busy}
+                            onClick={() => void store.clear({ connectionIds: [c.connectionId] })}
+                            aria-label={`Clear ${c.name}`}
+                          >
+                            Clear
+                          </button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </Card>
+
+          <Card title="Model lockouts" description="One model taken out of routing on one connection; the connection keeps serving its other models.">
+            {out.lockouts.length === 0 ? (
+              <EmptyState title="No model is locked out" />
+            ) : (
+              <div className="table-wrap">
+                <table className="table" aria-label="Model lockouts">
+                  <thead>
+                    <tr>
+                      <th>Model</th>
+                      <th>Connection</th>
+                      <th>Scope</th>
+                      <th>Back in</th>
+                      <th>Reason</th>
+                      <th>Failures</th>
+                      <th className="actions-col">
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {out.lockouts.map((l) => (
+                      <tr key={`${l.connectionId}:${l.scope}:${l.model}`}>
+                        <td>
+                          <code className="mono">{l.model}</code>
+                        </td>
+                        <td>
+                          {l.connectionName} <span className="muted">({l.provider})</span>
+                        </td>
+                        <td>{l.scope === 'family' ? 'quota family' : 'exact model'}</td>
+                        <td>
+                          <Badge tone="warn" dot>
+                            {formatRemaining(l.expiresAt - now)}
+                          </Badge>
+                        </td>
+                        <td>
+                          {describeErrorType(l.reason) ?? l.reason}
+                          {l.status !== null && <span className="muted"> · {l.status}</span>}
+                        </td>
+                        <td className="tabular">{l.failureCount}</td>
+                        <td className="actions-col">
+                          <button
+                            type="button"
+                            className="btn btn-sm"
+                            disabled={busy}
+                            onClick={() => void store.clearLockout(l)}
+                            aria-label={`Re-enable ${l.model} on ${l.connectionName}`}
+                          >
+                            Re-enable
+                          </button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </Card>
+
+          <Card
+            title="Terminal states"
+            description="Not cooldowns: they last until the credentials or configuration change. They are shown here and never cleared."
+          >
+            {out.terminal.length === 0 ? (
+              <EmptyState title="No connection is in a terminal state" />
+            ) : (
+              <div className="table-wrap">
+                <table className="table" aria-label="Terminal states">
+                  <thead>
+                    <tr>
+                      <th>Connection</th>
+                      <th>Provider</th>
+                      <th>State</th>
+                      <th>Reason</th>
+                      <th>Since</th>
+                      <th className="actions-col">
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {out.terminal.map((t) => (
+                      <tr key={t.connectionId}>
+                        <td>
+                          <strong>{t.name}</strong>
+                        </td>
+                        <td>
+                          <code className="mono">{t.provider}</code>
+                        </td>
+                        <td>
+                          <Badge tone="danger" dot>
+                            {isTerminalStatus(t.status) ? TERMINAL_LABELS[t.status] : t.status}
+                          </Badge>
+                        </td>
+                        <td>
+                          {describeErrorType(t.lastErrorType) ?? '—'}
+                          {t.lastError && <div className="muted small">{t.lastError}</div>}
+                        </td>
+                        <td>{t.lastErrorAt ? formatAgo(t.lastErrorAt, now) : '—'}</td>
+                        <td className="actions-col">
+                          <a className="btn btn-sm btn-ghost" href={hrefOf('connections')}>
+                            Edit connection
+                          </a>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </Card>
+
+          <Card title="Cooldown rules" description="How long a failing connection sits out. Repeated failures double the cooldown, up to the maximum number of steps.">
+            {!settingsView ? (
+              <Spinner label="Loading rules" />
+            ) : (
+              <div className="setting-list">
+                {RULE_KEYS.map((k) => settingOf(settingsView, k))
+                  .filter((s) => s !== undefined)
+                  .map((s) => (
+                    <SettingRow key={s.key} setting={s} />
+                  ))}
+              </div>
+            )}
+          </Card>
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,223 @@
+// Request log: recent requests, newest first, arriving live. Each request opens to its attempts
+// (connection, status, failure reason, timings, whether it failed over) and the connections that
+// were skipped, with why.
+import { Fragment } from 'react';
+import { HttpStatus } from '../../components/status';
+import { Badge, Card, EmptyState, PageHeader, Spinner, Switch } from '../../components/ui';
+import { useDashboard, useSel } from '../../hooks/dashboardContext';
+import { useServerNow } from '../../hooks/useNow';
+import { formatClock, formatMs, formatRemaining } from '../../lib/format';
+import { describeErrorType, SKIP_REASONS } from '../../lib/reasons';
+import type { RequestLogEntry } from '../../../shared/model';
+
+const PROTOCOL_LABEL: Record<RequestLogEntry['protocol'], string> = {
+  'anthropic-messages': 'Messages',
+  'anthropic-count-tokens': 'Count tokens',
+  'openai-chat': 'Chat',
+  'openai-responses': 'Responses',
+  models: 'Models',
+};
+
+function Details({ e, now }: { e: RequestLogEntry; now: number }) {
+  return (
+    <div className="log-details">
+      {e.errorMessage && (
+        <div className="callout callout-danger">
+          {e.errorCode && <code className="mono">{e.errorCode}</code>} {e.errorMessage}
+        </div>
+      )}
+      <h4>Attempts</h4>
+      {e.attempts.length === 0 ? (
+        <p className="muted">No upstream was called.</p>
+      ) : (
+        <table className="table table-compact" aria-label="Attempts">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>Connection</th>
+              <th>Model</th>
+              <th>Status</th>
+              <th>Outcome</th>
+              <th>Queued</th>
+              <th>First byte</th>
+              <th>Total</th>
+            </tr>
+          </thead>
+          <tbody>
+            {e.attempts.map((a) => (
+              <tr key={a.attempt}>
+                <td className="tabular">{a.attempt}</td>
+                <td>
+                  {a.connectionName} <span className="muted">({a.provider})</span>
+                </td>
+                <td>
+                  <code className="mono">{a.model}</code>
+                </td>
+                <td>
+                  <HttpStatus status={a.status} />
+                </td>
+                <td>
+                  {a.errorClass ? (
+                    <>
+                      {describeErrorType(a.errorClass)}
+                      {a.errorMessage && <div className="muted small">{a.errorMessage}</div>}
+                      {a.failedOver && <div className="small warn-text">failed over to the next connection</div>}
+                    </>
+                  ) : (
+                    <span className="ok-text">served</span>
+                  )}
+                </td>
+                <td className="tabular">{formatMs(a.queuedMs)}</td>
+                <td className="tabular">{formatMs(a.ttfbMs)}</td>
+                <td className="tabular">{formatMs(a.durationMs)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h4>Skipped</h4>
+      {e.skipped.length === 0 ? (
+        <p className="muted">No connection was skipped.</p>
+      ) : (
+        <ul className="skip-list">
+          {e.skipped.map((s, i) => (
+            <li key={`${s.connectionId}-${i}`}>
+              <strong>{s.connectionName}</strong> <span className="muted">({s.provider})</span>: {SKIP_REASONS[s.reason] ?? s.reason}
+              {s.until && s.until > e.startedAt && <span className="muted"> · until {formatClock(s.until)}{s.until > now ? ` (${formatRemaining(s.until - now)} left)` : ''}</span>}
+              {s.detail && <span className="muted"> · {s.detail}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function LogsPage() {
+  const d = useDashboard();
+  const now = useServerNow();
+  const entries = useSel(d.logs, (s) => s.entries);
+  const loaded = useSel(d.logs, (s) => s.loaded);
+  const loading = useSel(d.logs, (s) => s.loading);
+  const loadingMore = useSel(d.logs, (s) => s.loadingMore);
+  const nextBefore = useSel(d.logs, (s) => s.nextBefore);
+  const filter = useSel(d.logs, (s) => s.filter);
+  const expanded = useSel(d.logs, (s) => s.expanded);
+  const link = useSel(d.app, (s) => s.link);
+  const connections = useSel(d.connections, (s) => s.list);
+  const store = d.logs.getState();
+
+  return (
+    <div className="page">
+      <PageHeader
+        title="Request log"
+        description="Every request through the proxy: which connection served it, each attempt, and why other connections were skipped."
+        actions={link === 'open' ? <Badge tone="ok" dot>Live</Badge> : <Badge tone="warn" dot>Paused until reconnected</Badge>}
+      />
+      <div className="filters">
+        <Switch compact label="Errors only" checked={filter.errorsOnly} onChange={(v) => void store.setFilter({ errorsOnly: v })} />
+        <label className="inline-label">
+          Connection
+          <select value={filter.connectionId ?? ''} onChange={(e) => void store.setFilter({ connectionId: e.target.value || null })}>
+            <option value="">All connections</option>
+            {connections.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        {loading && <Spinner label="Loading requests" />}
+      </div>
+      {!loaded ? (
+        <Spinner label="Loading requests" />
+      ) : entries.length === 0 ? (
+        <EmptyState title={filter.errorsOnly || filter.connectionId ? 'No request matches' : 'No requests yet'}>
+          {filter.errorsOnly || filter.connectionId
+            ? 'Change the filters to see more.'
+            : 'Requests appear here as your agents send them, live.'}
+        </EmptyState>
+      ) : (
+        <Card>
+          <div className="table-wrap">
+            <table className="table log-table" aria-label="Requests">
+              <thead>
+                <tr>
+                  <th className="expand-col">
+                    <span className="sr-only">Details</span>
+                  </th>
+                  <th>Time</th>
+                  <th>Status</th>
+                  <th>Model</th>
+                  <th>API</th>
+                  <th>Served by</th>
+                  <th>Attempts</th>
+                  <th>First byte</th>
+                  <th>Total</th>
+                  <th>Tokens</th>
+                </tr>
+              </thead>
+              <tbody>
+                {entries.map((e) => {
+                  const open = expanded === e.id;
+                  const failovers = e.attempts.filter((a) => a.failedOver).length;
+                  return (
+                    <Fragment key={e.id}>
+                      <tr className={`log-row${open ? ' open' : ''}${e.status >= 400 ? ' error' : ''}`} data-testid="log-row">
+                        <td className="expand-col">
+                          <button
+                            type="button"
+                            className="btn btn-ghost btn-icon"
+                            aria-expanded={open}
+                            aria-label={`Details of the ${formatClock(e.startedAt)} request`}
+                            onClick={() => store.toggleExpanded(e.id)}
+                          >
+                            {open ? '▾' : '▸'}
+                          </button>
+                        </td>
+                        <td className="tabular">{formatClock(e.startedAt)}</td>
+                        <td>
+                          <HttpStatus status={e.status} />
+                        </td>
+                        <td>
+                          <code className="mono">{e.model ?? e.requestedModel ?? '—'}</code>
+                          {e.stream && <span className="muted small"> stream</span>}
+                        </td>
+                        <td>{PROTOCOL_LABEL[e.protocol] ?? e.path}</td>
+                        <td>{e.connectionName ?? <span className="muted">{e.errorCode ?? '—'}</span>}</td>
+                        <td className="tabular">
+                          {e.attempts.length}
+                          {failovers > 0 && <span className="warn-text small"> · {failovers} failover{failovers > 1 ? 's' : ''}</span>}
+                          {e.skipped.length > 0 && <span className="muted small"> · {e.skipped.length} skipped</span>}
+                        </td>
+                        <td className="tabular">{formatMs(e.ttfbMs)}</td>
+                        <td className="tabular">{formatMs(e.durationMs)}</td>
+                        <td className="tabular">
+                          {e.inputTokens !== null || e.outputTokens !== null ? `${e.inputTokens ?? '?'} / ${e.outputTokens ?? '?'}` : '—'}
+                        </td>
+                      </tr>
+                      {open && (
+                        <tr className="log-detail-row">
+                          <td colSpan={10}>
+                            <Details e={e} now={now} />
+                          </td>
+                        </tr>
+                      )}
+                    </Fragment>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          {nextBefore !== null && (
+            <div className="load-more">
+              <button type="button" className="btn" disabled={loadingMore} onClick={() => void store.loadMore()}>
+                {loadingMore ? 'Loading…' : 'Load older requests'}
+              </button>
+            </div>
+          )}
+        </Card>
+      )}
+    </div>
+  );
+}

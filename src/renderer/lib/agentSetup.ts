@@ -1,0 +1,166 @@
+// Copy-paste setup for the agents people point at the proxy: Claude Code, Codex CLI, aider and
+// any OpenAI (or Anthropic) SDK. Pure text builders: the page decides which key text goes in.
+
+export interface AgentSetupInput {
+  /** Proxy origin, e.g. http://127.0.0.1:8480 (no trailing slash, no /v1). */
+  proxyUrl: string;
+  /** The client key text to embed (the real key when copying; masked for display). */
+  key: string;
+  /** A model the proxy can route, used where a tool needs one. */
+  openaiModel: string;
+  anthropicModel: string;
+}
+
+export interface Snippet {
+  title: string;
+  /** Where this goes ("shell", "~/.codex/config.toml", ...). */
+  where: string;
+  code: string;
+}
+
+export interface AgentGuide {
+  id: 'claude-code' | 'codex' | 'aider' | 'openai-sdk' | 'anthropic-sdk' | 'curl';
+  label: string;
+  intro: string;
+  snippets: Snippet[];
+}
+
+const trimUrl = (u: string) => u.replace(/\/+$/, '');
+
+export function agentGuides(i: AgentSetupInput): AgentGuide[] {
+  const base = trimUrl(i.proxyUrl);
+  const v1 = `${base}/v1`;
+  return [
+    {
+      id: 'claude-code',
+      label: 'Claude Code',
+      intro:
+        'Claude Code speaks the Anthropic Messages API. Point it at the proxy; requests go to your Anthropic-protocol connections.',
+      snippets: [
+        {
+          title: 'For this shell',
+          where: 'shell',
+          code: `export ANTHROPIC_BASE_URL="${base}"\nexport ANTHROPIC_AUTH_TOKEN="${i.key}"\nclaude`,
+        },
+        {
+          title: 'For every session',
+          where: '~/.claude/settings.json',
+          code: JSON.stringify({ env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: i.key } }, null, 2),
+        },
+      ],
+    },
+    {
+      id: 'codex',
+      label: 'Codex CLI',
+      intro: 'Codex uses the OpenAI Responses API. Add Switchyard as a model provider and keep the key in an environment variable.',
+      snippets: [
+        {
+          title: 'Provider',
+          where: '~/.codex/config.toml',
+          code: [
+            'model_provider = "switchyard"',
+            `model = "${i.openaiModel}"`,
+            '',
+            '[model_providers.switchyard]',
+            'name = "Switchyard"',
+            `base_url = "${v1}"`,
+            'env_key = "SWITCHYARD_API_KEY"',
+            'wire_api = "responses"',
+          ].join('\n'),
+        },
+        { title: 'Key', where: 'shell', code: `export SWITCHYARD_API_KEY="${i.key}"\ncodex` },
+      ],
+    },
+    {
+      id: 'aider',
+      label: 'aider',
+      intro: 'aider reaches the proxy as an OpenAI-compatible API; prefix the model with "openai/".',
+      snippets: [
+        {
+          title: 'Environment',
+          where: 'shell',
+          code: `export OPENAI_API_BASE="${v1}"\nexport OPENAI_API_KEY="${i.key}"\naider --model openai/${i.openaiModel}`,
+        },
+        {
+          title: 'Or as flags',
+          where: 'shell',
+          code: `aider --openai-api-base ${v1} --openai-api-key ${i.key} --model openai/${i.openaiModel}`,
+        },
+      ],
+    },
+    {
+      id: 'openai-sdk',
+      label: 'OpenAI SDK',
+      intro: 'Any OpenAI client works: set the base URL to the proxy\'s /v1 and use the client key as the API key.',
+      snippets: [
+        { title: 'Environment (most tools)', where: 'shell', code: `export OPENAI_BASE_URL="${v1}"\nexport OPENAI_API_KEY="${i.key}"` },
+        {
+          title: 'Python',
+          where: 'python',
+          code: [
+            'from openai import OpenAI',
+            '',
+            `client = OpenAI(base_url="${v1}", api_key="${i.key}")`,
+            'reply = client.chat.completions.create(',
+            `    model="${i.openaiModel}",`,
+            '    messages=[{"role": "user", "content": "Hello"}],',
+            ')',
+            'print(reply.choices[0].message.content)',
+          ].join('\n'),
+        },
+        {
+          title: 'TypeScript',
+          where: 'typescript',
+          code: [
+            "import OpenAI from 'openai';",
+            '',
+            `const client = new OpenAI({ baseURL: '${v1}', apiKey: '${i.key}' });`,
+            'const reply = await client.chat.completions.create({',
+            `  model: '${i.openaiModel}',`,
+            "  messages: [{ role: 'user', content: 'Hello' }],",
+            '});',
+          ].join('\n'),
+        },
+      ],
+    },
+    {
+      id: 'anthropic-sdk',
+      label: 'Anthropic SDK',
+      intro: 'The Anthropic SDKs take the proxy origin (without /v1) as the base URL.',
+      snippets: [
+        {
+          title: 'Python',
+          where: 'python',
+          code: [
+            'import anthropic',
+            '',
+            `client = anthropic.Anthropic(base_url="${base}", api_key="${i.key}")`,
+            'reply = client.messages.create(',
+            `    model="${i.anthropicModel}",`,
+            '    max_tokens=1024,',
+            '    messages=[{"role": "user", "content": "Hello"}],',
+            ')',
+          ].join('\n'),
+        },
+      ],
+    },
+    {
+      id: 'curl',
+      label: 'curl',
+      intro: 'Check the proxy from a terminal.',
+      snippets: [
+        {
+          title: 'Chat completion',
+          where: 'shell',
+          code: [
+            `curl ${v1}/chat/completions \\`,
+            `  -H "Authorization: Bearer ${i.key}" \\`,
+            '  -H "content-type: application/json" \\',
+            `  -d '{"model": "${i.openaiModel}", "messages": [{"role": "user", "content": "ping"}]}'`,
+          ].join('\n'),
+        },
+        { title: 'Models the proxy routes', where: 'shell', code: `curl ${v1}/models -H "Authorization: Bearer ${i.key}"` },
+      ],
+    },
+  ];
+}

@@ -1,0 +1,172 @@
+// Provider connections: the pushed list, and every change a user makes to it (add, edit, test,
+// enable/disable, toggles, delete). Quick toggles apply at once and roll back if the engine says no;
+// form saves throw, so the form can put the engine's error next to the field it names.
+import { createStore } from 'zustand/vanilla';
+import type { ConnectionCreateInput, ConnectionUpdateInput } from '../../shared/contract';
+import type { ConnectionTestResult, ConnectionView } from '../../shared/model';
+import { describeError } from '../lib/errors';
+import { reportError, rethrow, Revision, type StoreContext } from './context';
+
+export interface TestState {
+  running: boolean;
+  result: ConnectionTestResult | null;
+  at: number | null;
+}
+
+export interface ConnectionsState {
+  list: ConnectionView[];
+  loaded: boolean;
+  tests: Record<string, TestState>;
+  /** Ids with a change in flight (their controls wait). */
+  pending: Record<string, boolean>;
+  apply(list: ConnectionView[]): void;
+  load(): Promise<void>;
+  create(input: ConnectionCreateInput): Promise<ConnectionView>;
+  /**
+   * Saves the edit form: the connection fields, then rate-limit protection through its own write
+   * path (R-RQ-28) when it changed.
+   */
+  save(id: string, patch: ConnectionUpdateInput, rateLimitProtection?: boolean): Promise<ConnectionView>;
+  remove(id: string): Promise<boolean>;
+  test(id: string): Promise<ConnectionTestResult | null>;
+  /** Quick toggles (enabled, disableCooling, Claude options, limits): optimistic, rolled back on error. */
+  patch(id: string, patch: ConnectionUpdateInput, what: string): Promise<boolean>;
+  setRateLimitProtection(id: string, enabled: boolean): Promise<boolean>;
+}
+
+const byOrder = (a: ConnectionView, b: ConnectionView) => a.priority - b.priority || a.createdAt - b.createdAt;
+
+function upsert(list: ConnectionView[], c: ConnectionView): ConnectionView[] {
+  const i = list.findIndex((x) => x.id === c.id);
+  const next = i === -1 ? [...list, c] : list.map((x) => (x.id === c.id ? c : x));
+  return next.sort(byOrder);
+}
+
+/** What a patch does to the view, for the optimistic update. */
+function applyPatch(c: ConnectionView, p: ConnectionUpdateInput): ConnectionView {
+  const next = { ...c } as ConnectionView & Record<string, unknown>;
+  for (const [k, v] of Object.entries(p)) {
+    if (v === undefined || k === 'secret' || k === 'rateLimitProtection') continue;
+    next[k] = v;
+  }
+  return next;
+}
+
+export function createConnectionsStore(ctx: StoreContext) {
+  const rev = new Revision();
+  return createStore<ConnectionsState>()((set, get) => {
+    const setPending = (id: string, on: boolean) =>
+      set((s) => {
+        const pending = { ...s.pending };
+        if (on) pending[id] = true;
+        else delete pending[id];
+        return { pending };
+      });
+
+    return {
+      list: [],
+      loaded: false,
+      tests: {},
+      pending: {},
+      apply(list) {
+        rev.bump();
+        set({ list: [...list].sort(byOrder), loaded: true });
+      },
+      async load() {
+        try {
+          await rev.guard(
+            () => ctx.bridge.listConnections(),
+            (list) => set({ list: [...list].sort(byOrder), loaded: true }),
+          );
+        } catch (err) {
+          reportError(ctx, err, 'Could not load connections');
+        }
+      },
+      async create(input) {
+        const c = await rethrow(ctx, () => ctx.bridge.createConnection(input));
+        set((s) => ({ list: upsert(s.list, c) }));
+        ctx.toasts.getState().push('success', `Added ${c.name}`);
+        return c;
+      },
+      async save(id, patch, rateLimitProtection) {
+        let c = await rethrow(ctx, () => ctx.bridge.updateConnection({ id, patch }));
+        if (rateLimitProtection !== undefined && rateLimitProtection !== c.rateLimitProtection) {
+          const r = await rethrow(ctx, () => ctx.bridge.setRateLimitProtection({ connectionId: id, enabled: rateLimitProtection }));
+          c = { ...c, rateLimitProtection: r.rateLimitProtection };
+        }
+        set((s) => ({ list: upsert(s.list, c) }));
+        ctx.toasts.getState().push('success', `Saved ${c.name}`);
+        return c;
+      },
+      async remove(id) {
+        const name = get().list.find((c) => c.id === id)?.name ?? 'connection';
+        setPending(id, true);
+        try {
+          await ctx.bridge.deleteConnection({ id });
+          set((s) => {
+            const tests = { ...s.tests };
+            delete tests[id];
+            return { list: s.list.filter((c) => c.id !== id), tests };
+          });
+          ctx.toasts.getState().push('success', `Deleted ${name}`);
+          return true;
+        } catch (err) {
+          reportError(ctx, err, `Could not delete ${name}`);
+          return false;
+        } finally {
+          setPending(id, false);
+        }
+      },
+      async test(id) {
+        set((s) => ({ tests: { ...s.tests, [id]: { running: true, result: s.tests[id]?.result ?? null, at: s.tests[id]?.at ?? null } } }));
+        try {
+          const result = await ctx.bridge.testConnection({ id });
+          set((s) => ({ tests: { ...s.tests, [id]: { running: false, result, at: ctx.now() } } }));
+          return result;
+        } catch (err) {
+          const e = describeError(err);
+          if (e.unauthorized) ctx.onUnauthorized();
+          const result: ConnectionTestResult = { ok: false, status: null, latencyMs: null, models: [], message: e.message };
+          set((s) => ({ tests: { ...s.tests, [id]: { running: false, result, at: ctx.now() } } }));
+          return result;
+        }
+      },
+      async patch(id, patch, what) {
+        const before = get().list.find((c) => c.id === id);
+        if (!before) return false;
+        setPending(id, true);
+        set((s) => ({ list: s.list.map((c) => (c.id === id ? applyPatch(c, patch) : c)) }));
+        try {
+          const c = await ctx.bridge.updateConnection({ id, patch });
+          set((s) => ({ list: upsert(s.list, c) }));
+          return true;
+        } catch (err) {
+          set((s) => ({ list: s.list.map((c) => (c.id === id ? before : c)) }));
+          reportError(ctx, err, `Could not change ${what} of ${before.name}`);
+          return false;
+        } finally {
+          setPending(id, false);
+        }
+      },
+      async setRateLimitProtection(id, enabled) {
+        const before = get().list.find((c) => c.id === id);
+        if (!before) return false;
+        setPending(id, true);
+        set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, rateLimitProtection: enabled } : c)) }));
+        try {
+          const r = await ctx.bridge.setRateLimitProtection({ connectionId: id, enabled });
+          set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, rateLimitProtection: r.rateLimitProtection } : c)) }));
+          return true;
+        } catch (err) {
+          set((s) => ({ list: s.list.map((c) => (c.id === id ? before : c)) }));
+          reportError(ctx, err, `Could not change rate-limit protection of ${before.name}`);
+          return false;
+        } finally {
+          setPending(id, false);
+        }
+      },
+    };
+  });
+}
+
+export type ConnectionsStore = ReturnType<typeof createConnectionsStore>;

@@ -1,0 +1,47 @@
+// What every store gets: the Bridge, the toasts, a local clock (injected so tests control it), and
+// a hook that reports an unauthorized answer (the token was revoked or mistyped).
+import type { Bridge } from '../../shared/contract';
+import { describeError, type UserError } from '../lib/errors';
+import type { ToastStore } from './toastStore';
+
+export interface StoreContext {
+  bridge: Bridge;
+  toasts: ToastStore;
+  now: () => number;
+  onUnauthorized: () => void;
+}
+
+/** Shows a failed call as a toast (prefixed with what was being done) and returns it described. */
+export function reportError(ctx: StoreContext, err: unknown, doing?: string): UserError {
+  const e = describeError(err);
+  if (e.unauthorized) ctx.onUnauthorized();
+  ctx.toasts.getState().push('error', doing ? `${doing}: ${e.message}` : e.message);
+  return e;
+}
+
+/**
+ * Pushes and first loads race: a snapshot fetched before a push arrived must not overwrite the
+ * push. Each push bumps the topic's revision; a load applies only if no push came in meanwhile.
+ */
+export class Revision {
+  private n = 0;
+  bump(): void {
+    this.n++;
+  }
+  /** Runs `load`, then `apply` only when nothing newer arrived while it was in flight. */
+  async guard<T>(load: () => Promise<T>, apply: (v: T) => void): Promise<void> {
+    const at = this.n;
+    const v = await load();
+    if (this.n === at) apply(v);
+  }
+}
+
+/** Runs a call whose error the caller shows in place; an unauthorized answer still signs out. */
+export async function rethrow<T>(ctx: StoreContext, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (describeError(err).unauthorized) ctx.onUnauthorized();
+    throw err;
+  }
+}

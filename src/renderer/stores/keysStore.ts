@@ -1,0 +1,93 @@
+// Client keys, which agents send to the proxy: list, create (the new key is shown in full),
+// reveal for copy-paste, revoke. Keys are not pushed; the list is re-read after each change.
+import { createStore } from 'zustand/vanilla';
+import type { ClientKeyView } from '../../shared/model';
+import { reportError, rethrow, type StoreContext } from './context';
+
+export interface KeysState {
+  list: ClientKeyView[];
+  loaded: boolean;
+  /** Full key values the user asked to see, by id. */
+  revealed: Record<string, string>;
+  pending: Record<string, boolean>;
+  load(): Promise<void>;
+  /** Creates a key; throws so the form can show the error by its field. */
+  create(name: string): Promise<{ key: ClientKeyView; secret: string }>;
+  reveal(id: string): Promise<string | null>;
+  hide(id: string): void;
+  revoke(id: string): Promise<boolean>;
+}
+
+export const activeKeys = (list: ClientKeyView[]) => list.filter((k) => k.revokedAt === null);
+
+export function createKeysStore(ctx: StoreContext) {
+  return createStore<KeysState>()((set, get) => {
+    const setPending = (id: string, on: boolean) =>
+      set((s) => {
+        const pending = { ...s.pending };
+        if (on) pending[id] = true;
+        else delete pending[id];
+        return { pending };
+      });
+    return {
+      list: [],
+      loaded: false,
+      revealed: {},
+      pending: {},
+      async load() {
+        try {
+          const list = await ctx.bridge.listClientKeys();
+          set({ list, loaded: true });
+        } catch (err) {
+          reportError(ctx, err, 'Could not load client keys');
+        }
+      },
+      async create(name) {
+        const r = await rethrow(ctx, () => ctx.bridge.createClientKey({ name }));
+        set((s) => ({ list: [...s.list.filter((k) => k.id !== r.key.id), r.key], revealed: { ...s.revealed, [r.key.id]: r.secret } }));
+        ctx.toasts.getState().push('success', `Created key ${r.key.name}`);
+        return r;
+      },
+      async reveal(id) {
+        const known = get().revealed[id];
+        if (known) return known;
+        setPending(id, true);
+        try {
+          const { secret } = await ctx.bridge.revealClientKey({ id });
+          set((s) => ({ revealed: { ...s.revealed, [id]: secret } }));
+          return secret;
+        } catch (err) {
+          reportError(ctx, err, 'Could not reveal the key');
+          return null;
+        } finally {
+          setPending(id, false);
+        }
+      },
+      hide(id) {
+        set((s) => {
+          const revealed = { ...s.revealed };
+          delete revealed[id];
+          return { revealed };
+        });
+      },
+      async revoke(id) {
+        const name = get().list.find((k) => k.id === id)?.name ?? 'key';
+        setPending(id, true);
+        try {
+          await ctx.bridge.revokeClientKey({ id });
+          ctx.toasts.getState().push('success', `Revoked ${name}; agents using it are refused from now on`);
+          get().hide(id);
+          await get().load();
+          return true;
+        } catch (err) {
+          reportError(ctx, err, `Could not revoke ${name}`);
+          return false;
+        } finally {
+          setPending(id, false);
+        }
+      },
+    };
+  });
+}
+
+export type KeysStore = ReturnType<typeof createKeysStore>;

@@ -1,0 +1,167 @@
+// The dashboard against the built headless shell and a fake upstream: every page, driven as a
+// user would (labels and roles), with a screenshot of each page saved to the test's output.
+import { expect, test } from '@playwright/test';
+import { FakeUpstream } from '../support/fakeUpstream';
+import { startServe, type Headless } from './headless';
+import { addConnection, clientKey, connectionCard, goTo, openDashboard, sendMessage } from './ui';
+
+let app: Headless;
+let fake: FakeUpstream;
+
+test.beforeEach(async () => {
+  fake = await FakeUpstream.start();
+  app = await startServe();
+});
+
+test.afterEach(async () => {
+  await app.stop();
+  await fake.close();
+});
+
+test('connections are added, tested, toggled and deleted through the dashboard', async ({ page }, info) => {
+  await openDashboard(page, app);
+  await goTo(page, 'Connections');
+  await expect(page.getByText('No connections yet')).toBeVisible();
+
+  // A form error stays next to its field and nothing is saved.
+  await page.getByRole('button', { name: 'Add connection' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Add connection' });
+  await dialog.getByRole('combobox', { name: 'Kind', exact: true }).selectOption({ label: 'OpenAI-compatible endpoint' });
+  await dialog.getByRole('button', { name: 'Add connection' }).click();
+  await expect(dialog.getByText('give the connection a name')).toBeVisible();
+  await expect(dialog.getByText('a short provider id is required for this kind')).toBeVisible();
+  await expect(dialog.getByText('the endpoint URL is required for this kind')).toBeVisible();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  expect(await app.api<unknown[]>('GET', '/api/providers')).toHaveLength(0);
+
+  await addConnection(page, { name: 'Alpha', baseUrl: fake.anthropicUrl, apiKey: 'key-alpha', priority: 0 });
+  await addConnection(page, {
+    kind: 'OpenAI-compatible endpoint',
+    name: 'Beta',
+    provider: 'fakeoai',
+    baseUrl: fake.openaiUrl,
+    apiKey: 'key-beta',
+  });
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+
+  // Anthropic connections carry the Claude toggles, stored in providerSpecificData.
+  const alpha = connectionCard(page, 'Alpha');
+  await expect(alpha.getByTestId('connection-state')).toHaveText(/Healthy/);
+  await alpha.getByRole('switch', { name: 'Low-priority lane' }).check();
+  await expect
+    .poll(async () => (await app.api<{ name: string; providerSpecificData: Record<string, unknown> }[]>('GET', '/api/providers')).find((c) => c.name === 'Alpha')?.providerSpecificData.lowPriorityMode)
+    .toBe(true);
+  await expect(connectionCard(page, 'Beta').getByRole('switch', { name: 'Low-priority lane' })).toHaveCount(0);
+
+  // Rate-limit protection goes through its own write path.
+  await alpha.getByRole('switch', { name: 'Rate-limit protection' }).check();
+  await expect
+    .poll(async () => (await app.api<{ name: string; rateLimitProtection: boolean }[]>('GET', '/api/providers')).find((c) => c.name === 'Alpha')?.rateLimitProtection)
+    .toBe(true);
+
+  await alpha.getByRole('button', { name: 'Test Alpha' }).click();
+  await expect(alpha.getByText('the upstream accepted the credentials')).toBeVisible();
+
+  // Edit: per-model concurrency and max concurrent.
+  await alpha.getByRole('button', { name: 'Edit Alpha' }).click();
+  const edit = page.getByRole('dialog', { name: 'Edit Alpha' });
+  await edit.getByLabel('Max concurrent requests', { exact: true }).fill('0');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit.getByText('must be between 1 and 100,000')).toBeVisible();
+  await edit.getByLabel('Max concurrent requests', { exact: true }).fill('2');
+  await edit.getByRole('button', { name: 'Add model cap' }).click();
+  await edit.getByLabel('Model 1', { exact: true }).fill('claude-e2e');
+  await edit.getByLabel('Max at once for model 1').fill('1');
+  await edit.getByRole('button', { name: 'Save changes' }).click();
+  await expect(edit).toBeHidden();
+  await expect(alpha.getByText('max 2')).toBeVisible();
+  await expect(alpha.getByText('claude-e2e ≤ 1')).toBeVisible();
+
+  await connectionCard(page, 'Beta').getByRole('switch', { name: 'Enabled' }).uncheck();
+  await expect(connectionCard(page, 'Beta').getByTestId('connection-state')).toHaveText(/Disabled/);
+  await page.screenshot({ path: info.outputPath('connections.png'), fullPage: true });
+
+  await connectionCard(page, 'Beta').getByRole('button', { name: 'Delete Beta' }).click();
+  await page.getByRole('dialog', { name: 'Delete Beta?' }).getByRole('button', { name: 'Delete connection' }).click();
+  await expect(connectionCard(page, 'Beta')).toHaveCount(0);
+  expect((await app.api<{ name: string }[]>('GET', '/api/providers')).map((c) => c.name)).toEqual(['Alpha']);
+});
+
+test('agent setup, client keys, settings, breakers, request log and app pages', async ({ page }, info) => {
+  await openDashboard(page, app);
+
+  // Connect your agent: the proxy URL and copy-paste setup with the client key.
+  await expect(page.getByRole('heading', { level: 1, name: 'Connect your agent' })).toBeVisible();
+  await expect(page.getByTestId('proxy-url')).toHaveText(app.proxyUrl);
+  await page.getByRole('tab', { name: 'Claude Code' }).click();
+  await expect(page.getByRole('tabpanel')).toContainText(`ANTHROPIC_BASE_URL="${app.proxyUrl}"`);
+  await expect(page.getByRole('tabpanel')).toContainText('ANTHROPIC_AUTH_TOKEN=');
+  const key = await clientKey(app);
+  await page.getByRole('button', { name: 'Show', exact: true }).first().click();
+  await expect(page.getByTestId('agent-key')).toHaveText(key);
+  await expect(page.getByRole('tabpanel')).toContainText(`ANTHROPIC_AUTH_TOKEN="${key}"`);
+  await page.getByRole('tab', { name: 'Codex CLI' }).click();
+  await expect(page.getByRole('tabpanel')).toContainText(`base_url = "${app.proxyUrl}/v1"`);
+  await page.getByRole('tab', { name: 'aider' }).click();
+  await expect(page.getByRole('tabpanel')).toContainText(`OPENAI_API_BASE="${app.proxyUrl}/v1"`);
+
+  // Client keys: create (shown in full once), revoke after confirming.
+  await page.getByLabel('New key name').fill('CI agent');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await expect(page.getByTestId('created-key')).toHaveText(/^sk-sy-/);
+  const keysTable = page.getByRole('table', { name: 'Client keys' });
+  await expect(keysTable.getByRole('row', { name: /CI agent/ })).toContainText('Active');
+  await page.screenshot({ path: info.outputPath('agent.png'), fullPage: true });
+  await keysTable.getByRole('button', { name: 'Revoke CI agent' }).click();
+  await page.getByRole('dialog', { name: 'Revoke CI agent?' }).getByRole('button', { name: 'Revoke key' }).click();
+  await expect(keysTable.getByRole('row', { name: /CI agent/ })).toContainText('Revoked');
+
+  // A request through the proxy shows up in the request log, live, with its attempt.
+  await goTo(page, 'Connections');
+  await addConnection(page, { name: 'Alpha', baseUrl: fake.anthropicUrl, apiKey: 'key-alpha' });
+  await goTo(page, 'Request log');
+  await expect(page.getByText('No requests yet')).toBeVisible();
+  expect(await sendMessage(app, key)).toBe(200);
+  const row = page.getByTestId('log-row').first();
+  await expect(row).toContainText('Alpha');
+  await expect(row).toContainText('200');
+  await row.getByRole('button', { name: /Details of the/ }).click();
+  await expect(page.getByRole('table', { name: 'Attempts' })).toContainText('served');
+  await page.screenshot({ path: info.outputPath('request-log.png'), fullPage: true });
+
+  // Resilience settings: invalid input shows the error and saves nothing; a saved value can be reset.
+  await goTo(page, 'Resilience settings');
+  const field = page.getByLabel('API-key base cooldown', { exact: true });
+  const before = await field.inputValue();
+  await field.fill('soon');
+  await page.getByRole('button', { name: 'Save API-key base cooldown' }).click();
+  await expect(page.getByText('must be a number')).toBeVisible();
+  await field.fill('99999999999');
+  await page.getByRole('button', { name: 'Save API-key base cooldown' }).click();
+  await expect(page.getByText(/must be between/)).toBeVisible();
+  const saved = await app.api<{ settings: { key: string; source: string; value: unknown }[] }>('GET', '/api/settings');
+  expect(saved.settings.find((s) => s.key === 'connectionCooldown.apikeyBaseMs')).toMatchObject({ source: 'default', value: Number(before) });
+  await field.fill('4000');
+  await page.getByRole('button', { name: 'Save API-key base cooldown' }).click();
+  const rowEl = page.locator('[data-setting="connectionCooldown.apikeyBaseMs"]');
+  await expect(rowEl.getByText('saved', { exact: true })).toBeVisible();
+  await page.screenshot({ path: info.outputPath('settings.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Reset API-key base cooldown' }).click();
+  await expect(rowEl.getByText('default', { exact: true })).toBeVisible();
+  await expect(field).toHaveValue(before);
+
+  await goTo(page, 'Provider breakers');
+  await page.screenshot({ path: info.outputPath('breakers.png'), fullPage: true });
+
+  await goTo(page, 'Cooldown manager');
+  await expect(page.getByText('Nothing is cooling down')).toBeVisible();
+  await expect(page.getByLabel('Cool connections on stream stalls')).toBeVisible();
+  await page.screenshot({ path: info.outputPath('cooldowns.png'), fullPage: true });
+
+  // App & token: the data folder and the management token.
+  await goTo(page, 'App & token');
+  await expect(page.getByTestId('data-dir')).toHaveText(app.dataDir);
+  await page.getByRole('button', { name: 'Show token' }).click();
+  await expect(page.getByTestId('management-token')).toHaveText(app.token);
+  await page.screenshot({ path: info.outputPath('app.png'), fullPage: true });
+});

@@ -1,0 +1,100 @@
+// A fake Bridge for the renderer's store tests: every contract method is a vi.fn with a harmless
+// default answer (override per test), pushes are delivered with emit(), and the link status with
+// status().
+import { vi, type Mock } from 'vitest';
+import { EVENT_NAMES, METHOD_NAMES, type Bridge, type EventName, type EventPayload, type MethodName, type OutputOf } from '../../../src/shared/contract';
+import type { BridgeStatus } from '../../../src/renderer/bridge';
+import { createDashboard } from '../../../src/renderer/stores/dashboard';
+import { settingsView } from './builders';
+
+type Impl<M extends MethodName> = (input?: any) => Promise<OutputOf<M>>;
+
+const defaults: { [M in MethodName]?: Impl<M> } = {
+  getHealth: async () => ({
+    status: 'ok',
+    version: '0.0.0-test',
+    uptime: 1,
+    now: 1_000_000,
+    proxy: { port: 8480, url: 'http://127.0.0.1:8480', listening: true, error: null },
+    breakers: [],
+    connections: { total: 0, enabled: 0, active: 0, cooling: 0, terminal: 0 },
+  }),
+  getAppInfo: async () => ({
+    name: 'Switchyard',
+    version: '0.0.0-test',
+    shell: 'headless',
+    dataDir: '/tmp/data',
+    proxyUrl: 'http://127.0.0.1:8480',
+    proxyPort: 8480,
+    managementUrl: 'http://127.0.0.1:8481',
+    startedAt: 0,
+  }),
+  listConnections: async () => [],
+  listBreakers: async () => [],
+  listCooldowns: async () => ({ now: 1_000_000, connections: [] }),
+  listModelCooldowns: async () => ({ now: 1_000_000, lockouts: [] }),
+  getAdmission: async () => [],
+  getSettings: async () => settingsView(),
+  listLogs: async () => ({ entries: [], nextBefore: null }),
+  listClientKeys: async () => [],
+};
+
+export type FakeBridge = Bridge & {
+  [M in MethodName]: Mock<Impl<M>>;
+} & {
+  emit<E extends EventName>(event: E, payload: EventPayload<E>): void;
+  listenerCount(event: EventName): number;
+};
+
+export function fakeBridge(): FakeBridge {
+  const listeners = new Map<EventName, Set<(p: unknown) => void>>(EVENT_NAMES.map((e) => [e, new Set()]));
+  const b: Record<string, unknown> = {};
+  for (const m of METHOD_NAMES) {
+    const d = defaults[m] as ((i?: unknown) => Promise<unknown>) | undefined;
+    b[m] = vi.fn(d ?? (async () => {
+      throw new Error(`fake bridge: ${m} not scripted`);
+    }));
+  }
+  b.on = (event: EventName, fn: (p: unknown) => void) => {
+    listeners.get(event)!.add(fn);
+    return () => listeners.get(event)!.delete(fn);
+  };
+  b.emit = (event: EventName, payload: unknown) => listeners.get(event)!.forEach((fn) => fn(payload));
+  b.listenerCount = (event: EventName) => listeners.get(event)!.size;
+  return b as unknown as FakeBridge;
+}
+
+/** A dashboard wired to a fake Bridge and a settable clock; `status` drives the live link. */
+export function testDashboard(bridge = fakeBridge()) {
+  let now = 1_000_000;
+  let status: (s: BridgeStatus) => void = () => {};
+  const onUnauthorized = vi.fn();
+  const dash = createDashboard({
+    connect: (onStatus) => {
+      status = onStatus;
+      return bridge;
+    },
+    now: () => now,
+    onUnauthorized,
+  });
+  return {
+    dash,
+    bridge,
+    onUnauthorized,
+    status: (s: BridgeStatus) => status(s),
+    setNow: (t: number) => {
+      now = t;
+    },
+  };
+}
+
+/** A promise with its resolve handle, for ordering a load against a push. */
+export function deferred<T>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
