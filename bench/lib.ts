@@ -30,6 +30,12 @@ export async function startUpstream() {
   return { url: `http://127.0.0.1:${info.port}`, stop: () => child.kill('SIGTERM') };
 }
 
+/** The thinnest pass-through proxy, in its own process: the floor any proxy pays for the hop. */
+export async function startMinimalProxy(upstreamUrl: string) {
+  const { child, info } = await spawnJsonLine<{ port: number }>(process.execPath, ['--import', 'tsx', 'bench/minimalProxy.ts', upstreamUrl]);
+  return { url: `http://127.0.0.1:${info.port}`, stop: () => child.kill('SIGTERM') };
+}
+
 export async function startSwitchyard(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const { child, info } = await spawnJsonLine<{ managementPort: number; proxyPort: number }>(

@@ -1,11 +1,18 @@
-// `npm run bench`: direct-to-upstream vs through-the-proxy, in one run, printed as ratios.
-// Non-streaming at c=1 and c=32 (req/s, p50, p99), and a 200-chunk stream (TTFB and total), with
-// an upstream that answers at once (pure proxy overhead) and one that takes 20 ms (closer to a
-// real provider). Targets: >= 0.9x direct req/s, < 1 ms added p99 at c=1.
+// `npm run bench`: direct-to-upstream vs through Switchyard, in one run, printed as ratios.
+// Non-streaming at c=1 and c=32 (req/s, p50, p99) and a 200-chunk stream (TTFB and total), with an
+// upstream that answers at once (pure proxy overhead) and one that takes 20 ms (closer to a real
+// provider). A bare pass-through proxy (bench/minimalProxy.ts) runs beside them as the floor any
+// extra hop costs on this machine. Targets: >= 0.9x direct req/s, < 1 ms added p99 at c=1.
 import { existsSync } from 'node:fs';
-import { load, startSwitchyard, startUpstream, streamRuns, type RunResult } from './lib';
+import { load, startMinimalProxy, startSwitchyard, startUpstream, streamRuns, type RunResult } from './lib';
 
 const f = (n: number, d = 2) => n.toFixed(d);
+
+interface Path {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+}
 
 async function main() {
   if (!existsSync('out/main/serve.js')) {
@@ -13,38 +20,51 @@ async function main() {
     process.exit(1);
   }
   const upstream = await startUpstream();
+  const minimal = await startMinimalProxy(upstream.url);
   const sy = await startSwitchyard();
   try {
     await sy.api('POST', '/api/providers', { name: 'bench', kind: 'openai-compatible', provider: 'bench', baseUrl: `${upstream.url}/v1` });
-    const direct = { url: upstream.url, path: '/v1/chat/completions', headers: { authorization: 'Bearer upstream' } };
-    const proxied = { url: sy.proxyUrl, path: '/v1/chat/completions', headers: { authorization: `Bearer ${sy.clientKey}` } };
+    const paths: Path[] = [
+      { name: 'direct', url: upstream.url, headers: { authorization: 'Bearer upstream' } },
+      { name: 'bare proxy', url: minimal.url, headers: {} },
+      { name: 'switchyard', url: sy.proxyUrl, headers: { authorization: `Bearer ${sy.clientKey}` } },
+    ];
+    const path = '/v1/chat/completions';
     const body = (model: string, stream = false) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hello' }] });
 
-    const rows: string[] = [];
-    const compare = async (label: string, model: string, c: number, n: number) => {
-      await load(direct.url, direct.path, body(model), direct.headers, c, Math.min(n, 200));
-      await load(proxied.url, proxied.path, body(model), proxied.headers, c, Math.min(n, 200));
-      const d: RunResult = await load(direct.url, direct.path, body(model), direct.headers, c, n);
-      const p: RunResult = await load(proxied.url, proxied.path, body(model), proxied.headers, c, n);
-      rows.push(
-        `${label.padEnd(26)} direct ${f(d.rps, 0).padStart(6)} req/s p50 ${f(d.p50)} p99 ${f(d.p99)} | proxy ${f(p.rps, 0).padStart(6)} req/s p50 ${f(p.p50)} p99 ${f(p.p99)} | ratio ${f(p.rps / d.rps)}x, added p99 ${f(p.p99 - d.p99)} ms${d.errors + p.errors ? ` (errors ${d.errors}/${p.errors})` : ''}`,
+    const lines: string[] = [];
+    const scenario = async (label: string, model: string, c: number, n: number) => {
+      for (const p of paths) await load(p.url, path, body(model), p.headers, c, Math.min(n, 300));
+      const r: Record<string, RunResult> = {};
+      for (const p of paths) r[p.name] = await load(p.url, path, body(model), p.headers, c, n);
+      const d = r.direct!;
+      const cells = paths.map((p) => `${p.name} ${f(r[p.name]!.rps, 0)} req/s p50 ${f(r[p.name]!.p50)} p99 ${f(r[p.name]!.p99)}`);
+      const s = r.switchyard!;
+      const b = r['bare proxy']!;
+      lines.push(
+        `${label}\n  ${cells.join('\n  ')}\n  switchyard vs direct: ${f(s.rps / d.rps)}x req/s, added p50 ${f(s.p50 - d.p50)} ms, p99 ${f(s.p99 - d.p99)} ms` +
+          `\n  switchyard vs bare proxy: ${f(s.rps / b.rps)}x req/s, added p50 ${f(s.p50 - b.p50)} ms, p99 ${f(s.p99 - b.p99)} ms` +
+          (Object.values(r).some((x) => x.errors) ? `\n  errors: ${paths.map((p) => r[p.name]!.errors).join('/')}` : ''),
       );
     };
-    await compare('upstream 0 ms, c=1', 'bench-delay-0', 1, 2000);
-    await compare('upstream 0 ms, c=32', 'bench-delay-0', 32, 10000);
-    await compare('upstream 20 ms, c=1', 'bench-delay-20', 1, 200);
-    await compare('upstream 20 ms, c=32', 'bench-delay-20', 32, 3000);
+    await scenario('upstream 0 ms, c=1', 'bench-delay-0', 1, 3000);
+    await scenario('upstream 0 ms, c=32', 'bench-delay-0', 32, 10000);
+    await scenario('upstream 20 ms, c=1', 'bench-delay-20', 1, 300);
+    await scenario('upstream 20 ms, c=32', 'bench-delay-20', 32, 4000);
 
-    await streamRuns(direct.url, direct.path, body('bench-stream-200', true), direct.headers, 20);
-    await streamRuns(proxied.url, proxied.path, body('bench-stream-200', true), proxied.headers, 20);
-    const sd = await streamRuns(direct.url, direct.path, body('bench-stream-200', true), direct.headers, 200);
-    const sp = await streamRuns(proxied.url, proxied.path, body('bench-stream-200', true), proxied.headers, 200);
-    rows.push(
-      `${'stream 200 chunks, c=1'.padEnd(26)} direct ttfb p50 ${f(sd.ttfbP50)} total p50 ${f(sd.totalP50)} p99 ${f(sd.totalP99)} | proxy ttfb p50 ${f(sp.ttfbP50)} total p50 ${f(sp.totalP50)} p99 ${f(sp.totalP99)} | added ttfb p50 ${f(sp.ttfbP50 - sd.ttfbP50)} ms, total p50 ${f(sp.totalP50 - sd.totalP50)} ms`,
+    const sbody = body('bench-stream-200', true);
+    for (const p of paths) await streamRuns(p.url, path, sbody, p.headers, 20);
+    const sr: Record<string, Awaited<ReturnType<typeof streamRuns>>> = {};
+    for (const p of paths) sr[p.name] = await streamRuns(p.url, path, sbody, p.headers, 300);
+    lines.push(
+      `stream of 200 chunks, c=1\n  ${paths
+        .map((p) => `${p.name} ttfb p50 ${f(sr[p.name]!.ttfbP50)} p99 ${f(sr[p.name]!.ttfbP99)}, total p50 ${f(sr[p.name]!.totalP50)} p99 ${f(sr[p.name]!.totalP99)}`)
+        .join('\n  ')}\n  switchyard vs direct: added ttfb p50 ${f(sr.switchyard!.ttfbP50 - sr.direct!.ttfbP50)} ms, total p50 ${f(sr.switchyard!.totalP50 - sr.direct!.totalP50)} ms`,
     );
-    process.stdout.write(`\nSwitchyard proxy bench (${process.version}, times in ms)\n${rows.join('\n')}\n`);
+    process.stdout.write(`\nSwitchyard proxy bench (${process.version}, ${new Date().toISOString()}, times in ms)\n${lines.join('\n')}\n`);
   } finally {
     sy.stop();
+    minimal.stop();
     upstream.stop();
   }
 }

@@ -267,7 +267,9 @@ export interface SettingView {
   group: SettingGroup;
   label: string;
   description: string;
-  type: 'int' | 'int?' | 'boolean' | 'json';
+  type: 'int' | 'int?' | 'boolean' | 'enum' | 'json';
+  /** The choices of an enum setting. */
+  options: { value: string; label: string }[] | null;
   value: unknown;
   source: SettingSource;
   default: unknown;

@@ -20,6 +20,7 @@ import { createManagementService } from './management/service';
 import { ProxyServer } from './proxy/server';
 import type { Resilience } from './resilience/port';
 import { createResilience } from './resilience/resilienceService';
+import { LatencyTracker } from './routing/latencyTracker';
 import { TargetSelector } from './routing/selector';
 import { SecretBox, type KeyProvider } from './secrets/secretBox';
 import type { Env } from './settings/resolve';
@@ -102,6 +103,10 @@ export async function createEngine(o: EngineOptions) {
   const admission = (o.admission ?? ((c) => createAdmission({ ...c, log: c.log.child('admission') })))({ ...ctx, resilience });
 
   const upstream = new UpstreamClient();
+  const latency = new LatencyTracker();
+  registry.onChange((kind, ids) => {
+    if (kind === 'config') for (const id of ids) if (!registry.get(id)) latency.forget(id);
+  });
   const dbPath = join(o.dataDir, 'switchyard.db');
   const logWriter = await WorkerLogWriter.start({
     db,
@@ -120,7 +125,8 @@ export async function createEngine(o: EngineOptions) {
     resilience,
     admission,
     upstream,
-    selector: new TargetSelector(),
+    selector: new TargetSelector({ random, latency, load: (id) => admission.load(id), now: () => clock.now() }),
+    latency,
     requestLog,
     timeouts: new TimeoutResolver(() => settings.snapshot),
     redactor,

@@ -22,6 +22,9 @@ export function parseSettingText(s: SettingView, text: string): ParsedSetting {
       if (t !== 'true' && t !== 'false') return { ok: false, message: 'must be on or off' };
       value = t === 'true';
       break;
+    case 'enum':
+      value = t;
+      break;
     case 'int':
     case 'int?': {
       if (t === '') {

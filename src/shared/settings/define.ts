@@ -61,7 +61,13 @@ export interface JsonDef<T = unknown> extends BaseDef {
   shape: string;
 }
 
-export type SettingDef = IntDef | NullableIntDef | BoolDef | JsonDef<any>;
+export interface EnumDef<T extends string = string> extends BaseDef {
+  type: 'enum';
+  default: T;
+  options: readonly { value: T; label: string }[];
+}
+
+export type SettingDef = IntDef | NullableIntDef | BoolDef | EnumDef | JsonDef<any>;
 
 export type ValueOfDef<D> = D extends IntDef
   ? number
@@ -69,6 +75,8 @@ export type ValueOfDef<D> = D extends IntDef
     ? number | null
     : D extends BoolDef
       ? boolean
+      : D extends EnumDef<infer E>
+        ? E
       : D extends JsonDef<infer T>
         ? T
         : never;
@@ -76,6 +84,7 @@ export type ValueOfDef<D> = D extends IntDef
 export const int = (d: Omit<IntDef, 'type'>): IntDef => ({ type: 'int', ...d });
 export const nullableInt = (d: Omit<NullableIntDef, 'type'>): NullableIntDef => ({ type: 'int?', ...d });
 export const bool = (d: Omit<BoolDef, 'type'>): BoolDef => ({ type: 'boolean', ...d });
+export const oneOf = <T extends string>(d: Omit<EnumDef<T>, 'type'>): EnumDef<T> => ({ type: 'enum', ...d });
 export const json = <T>(d: Omit<JsonDef<T>, 'type'>): JsonDef<T> => ({ type: 'json', ...d });
 
 /** Env names under both our prefix and the seed system's, so an existing deployment's variables keep working. */

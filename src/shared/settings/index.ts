@@ -44,6 +44,10 @@ export function normalizeValue(def: SettingDef, raw: unknown): Normalized {
   switch (def.type) {
     case 'boolean':
       return typeof raw === 'boolean' ? { ok: true, value: raw } : { ok: false, message: 'must be true or false' };
+    case 'enum':
+      return typeof raw === 'string' && def.options.some((o) => o.value === raw)
+        ? { ok: true, value: raw }
+        : { ok: false, message: `must be one of ${def.options.map((o) => o.value).join(', ')}` };
     case 'int':
     case 'int?': {
       if (raw === null && def.type === 'int?') return { ok: true, value: null };
@@ -71,6 +75,10 @@ export function parseEnvValue(def: SettingDef, raw: string): Normalized | undefi
       if (['true', '1', 'on', 'yes'].includes(l)) return { ok: true, value: true };
       if (['false', '0', 'off', 'no'].includes(l)) return { ok: true, value: false };
       return undefined;
+    }
+    case 'enum': {
+      const n = normalizeValue(def, s);
+      return n.ok ? n : undefined;
     }
     case 'int':
     case 'int?': {

@@ -1,5 +1,5 @@
 // Proxy, upstream transport, request log and routing settings.
-import { bool, int } from './define';
+import { int, oneOf } from './define';
 
 const MIN = 60_000;
 const DAY = 86_400_000;
@@ -88,11 +88,17 @@ export const proxySettings = {
     max: 1_000_000,
     unit: 'count',
   }),
-  'routing.roundRobin': bool({
+  'routing.strategy': oneOf({
     group: 'routing',
-    label: 'Round-robin within a priority',
+    label: 'Selection within a priority',
     description:
-      'Spread requests across the eligible connections that share the best priority. Off: always use the first one (fill-first).',
-    default: true,
+      'How a connection is chosen among the eligible ones that share the best priority. Round-robin takes turns; fill-first always uses the first; power-of-two-choices picks the less busy of two at random (and, with a latency weight, the faster).',
+    default: 'round-robin',
+    options: [
+      { value: 'round-robin', label: 'Round-robin' },
+      { value: 'fill-first', label: 'Fill first' },
+      { value: 'p2c', label: 'Power of two choices' },
+    ],
+    env: ['SWITCHYARD_ROUTING_STRATEGY'],
   }),
 } as const;

@@ -152,7 +152,7 @@ describe('settings across an engine restart', () => {
         method: 'PATCH',
         path: '/api/settings',
         headers: { authorization: `Bearer ${first.token}` },
-        body: { requestQueue: { maxWaitMs: 4321 }, 'routing.roundRobin': false },
+        body: { requestQueue: { maxWaitMs: 4321 }, 'routing.strategy': 'fill-first' },
       });
       expect(r.status).toBe(200);
       token = first.token;
@@ -167,7 +167,7 @@ describe('settings across an engine restart', () => {
       const s = await second.api.getSettings();
       const wait = s.settings.find((x) => x.key === 'requestQueue.maxWaitMs')!;
       expect(wait).toMatchObject({ value: 4321, source: 'persisted', envValue: 9999 });
-      expect(s.settings.find((x) => x.key === 'routing.roundRobin')).toMatchObject({ value: false, source: 'persisted' });
+      expect(s.settings.find((x) => x.key === 'routing.strategy')).toMatchObject({ value: 'fill-first', source: 'persisted' });
       expect((await second.api.listClientKeys()).map((k) => k.id)).toEqual(keys);
     } finally {
       await second.stop();

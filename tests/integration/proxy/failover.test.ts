@@ -130,12 +130,12 @@ describe('failover', () => {
       const seen = new Set<string | null>();
       for (let i = 0; i < 4; i++) seen.add((await ask()).response.headers.get(SELECTED));
       expect(seen).toEqual(new Set([a.id, b.id]));
-      await t.api.patchSettings({ patch: { 'routing.roundRobin': false } });
+      await t.api.patchSettings({ patch: { 'routing.strategy': 'fill-first' } });
       const fill = new Set<string | null>();
       for (let i = 0; i < 4; i++) fill.add((await ask()).response.headers.get(SELECTED));
       expect(fill.size).toBe(1);
     } finally {
-      await t.api.patchSettings({ patch: { 'routing.roundRobin': null } });
+      await t.api.patchSettings({ patch: { 'routing.strategy': null } });
       await t.api.updateConnection({ id: b.id, patch: { priority: 2 } });
     }
   });

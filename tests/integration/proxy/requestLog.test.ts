@@ -8,7 +8,7 @@ import type { RequestLogEntry } from '../../../src/shared/model';
 import { EventBus } from '../../../src/main/engine/events';
 import { createLogger, MemorySink, SecretRedactor } from '../../../src/main/engine/logger';
 import { WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
-import { RequestLog } from '../../../src/main/engine/logs/requestLog';
+import { REQUEST_LOG_FLUSH_MS, RequestLog } from '../../../src/main/engine/logs/requestLog';
 import { openStore, type Db } from '../../../src/main/engine/store/db';
 import { LogsRepo } from '../../../src/main/engine/store/logsRepo';
 import { FakeClock } from '../../support/fakeClock';
@@ -128,7 +128,7 @@ describe('request log store', () => {
     const off = bus.on('logs', (batch) => seen.push(batch.map((e) => e.id)));
     log.append(entry(1, clock.now()));
     log.append(entry(2, clock.now()));
-    clock.advance(100);
+    clock.advance(REQUEST_LOG_FLUSH_MS);
     off();
     expect(seen).toEqual([['req_1', 'req_2']]);
   });

@@ -189,8 +189,8 @@ describe('clamps', () => {
 
 describe('validatePatch', () => {
   it('accepts nested and dotted keys alike', () => {
-    const nested = validatePatch({ requestQueue: { maxWaitMs: 5000, maxQueueDepth: 3 }, routing: { roundRobin: false } });
-    const dotted = validatePatch({ 'requestQueue.maxWaitMs': 5000, 'requestQueue.maxQueueDepth': 3, 'routing.roundRobin': false });
+    const nested = validatePatch({ requestQueue: { maxWaitMs: 5000, maxQueueDepth: 3 }, routing: { strategy: 'fill-first' } });
+    const dotted = validatePatch({ 'requestQueue.maxWaitMs': 5000, 'requestQueue.maxQueueDepth': 3, 'routing.strategy': 'fill-first' });
     expect(nested.ok && dotted.ok).toBe(true);
     if (!nested.ok || !dotted.ok) return;
     const byKey = (es: { key: string }[]) => [...es].sort((a, b) => a.key.localeCompare(b.key));
@@ -215,8 +215,10 @@ describe('validatePatch', () => {
     ['requestQueue.maxWaitMs', '5000'],
     ['requestQueue.maxWaitMs', 12.5],
     ['requestQueue.maxWaitMs', true],
-    ['routing.roundRobin', 'yes'],
-    ['routing.roundRobin', 1],
+    ['modelLockout.enabled', 'yes'],
+    ['modelLockout.enabled', 1],
+    ['routing.strategy', 'fastest'],
+    ['routing.strategy', 2],
     ['providerQuotaOverrides', { provider: 'glm' }],
   ] as const)('rejects %s = %j as the wrong type, naming the field', (key, value) => {
     const v = validatePatch({ [key]: value });
@@ -225,8 +227,8 @@ describe('validatePatch', () => {
   });
 
   it('fails the whole patch on one bad field (no partial entries)', () => {
-    const v = validatePatch({ 'requestQueue.maxWaitMs': 5000, 'routing.roundRobin': 'nope' });
-    expect(v).toEqual({ ok: false, field: 'routing.roundRobin', message: expect.any(String) });
+    const v = validatePatch({ 'requestQueue.maxWaitMs': 5000, 'routing.strategy': 'nope' });
+    expect(v).toEqual({ ok: false, field: 'routing.strategy', message: expect.any(String) });
   });
 
   it('turns null into "remove the saved value"', () => {

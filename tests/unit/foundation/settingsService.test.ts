@@ -59,7 +59,7 @@ afterEach(() => {
 describe('SettingsService.patch', () => {
   it('writes nothing when one field of the patch is bad', () => {
     const s = service();
-    expectBadInput(() => s.patch({ 'requestQueue.maxWaitMs': 5000, routing: { roundRobin: 'sometimes' } }), 'routing.roundRobin');
+    expectBadInput(() => s.patch({ 'requestQueue.maxWaitMs': 5000, routing: { strategy: 'sometimes' } }), 'routing.strategy');
     expectBadInput(() => s.patch({ 'requestQueue.maxWaitMs': 5000, 'requestQueue.nope': 1 }), 'requestQueue.nope');
     expect(storedSettings()).toEqual({});
     expect(s.values['requestQueue.maxWaitMs']).toBe(settingDefs['requestQueue.maxWaitMs'].default);
@@ -75,16 +75,16 @@ describe('SettingsService.patch', () => {
 
   it('applies a good patch, answers the new values and lists clamps under adjusted', () => {
     const s = service();
-    const r = s.patch({ requestQueue: { maxWaitMs: 0, maxQueueDepth: 200_000 }, 'routing.roundRobin': false });
+    const r = s.patch({ requestQueue: { maxWaitMs: 0, maxQueueDepth: 200_000 }, 'routing.strategy': 'fill-first' });
     expect(r.adjusted).toEqual([
       { key: 'requestQueue.maxWaitMs', from: 0, to: 1 },
       { key: 'requestQueue.maxQueueDepth', from: 200_000, to: 100_000 },
     ]);
-    expect(r.values).toMatchObject({ requestQueue: { maxWaitMs: 1, maxQueueDepth: 100_000 }, routing: { roundRobin: false } });
+    expect(r.values).toMatchObject({ requestQueue: { maxWaitMs: 1, maxQueueDepth: 100_000 }, routing: { strategy: 'fill-first' } });
     expect(storedSettings()).toEqual({
       'requestQueue.maxWaitMs': 1,
       'requestQueue.maxQueueDepth': 100_000,
-      'routing.roundRobin': false,
+      'routing.strategy': 'fill-first',
     });
     expect(sourceOf(s, 'requestQueue.maxWaitMs')).toBe('persisted');
   });
@@ -120,7 +120,7 @@ describe('SettingsService.patch', () => {
     const s = service();
     const seen: SettingKey[][] = [];
     s.onChange((keys) => seen.push(keys));
-    s.patch({ 'requestQueue.maxWaitMs': 5000, 'routing.roundRobin': true });
+    s.patch({ 'requestQueue.maxWaitMs': 5000, 'routing.strategy': 'round-robin' });
     s.patch({ 'requestQueue.maxWaitMs': 5000 });
     expect(seen).toEqual([['requestQueue.maxWaitMs']]);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveTargets } from '../../../src/main/engine/routing/resolve';
+import { latencyPenalty, LatencyTracker } from '../../../src/main/engine/routing/latencyTracker';
 import { TargetSelector } from '../../../src/main/engine/routing/selector';
 import { emptyHealth, type ConnectionRecord } from '../../../src/main/engine/store/connectionsRepo';
 
@@ -74,27 +75,77 @@ describe('model resolution', () => {
 
 describe('selection order', () => {
   const t = (priority: number) => ({ conn: conn({ provider: 'p', protocol: 'openai', priority }), model: 'm', requestedModel: 'm' });
+  const selector = (o: { random?: number[]; load?: Record<string, number>; latency?: LatencyTracker; now?: number } = {}) => {
+    const seq = [...(o.random ?? [])];
+    return new TargetSelector({
+      random: { next: () => seq.shift() ?? 0 },
+      latency: o.latency ?? new LatencyTracker(),
+      load: (id) => o.load?.[id] ?? 0,
+      now: () => o.now ?? 0,
+    });
+  };
 
   it('tries the best priority first and rotates within it', () => {
     const [a, b, c] = [t(1), t(1), t(2)];
-    const s = new TargetSelector();
-    const first = s.order('k', [a, b, c], true).map((x) => x.conn.id);
-    const second = s.order('k', [a, b, c], true).map((x) => x.conn.id);
+    const s = selector();
+    const first = s.order('k', [a, b, c], 'round-robin').map((x) => x.conn.id);
+    const second = s.order('k', [a, b, c], 'round-robin').map((x) => x.conn.id);
     expect(first).toEqual([a.conn.id, b.conn.id, c.conn.id]);
     expect(second).toEqual([b.conn.id, a.conn.id, c.conn.id]);
   });
 
   it('always starts from the first target in fill-first mode', () => {
     const [a, b] = [t(1), t(1)];
-    const s = new TargetSelector();
-    s.order('k', [a, b], false);
-    expect(s.order('k', [a, b], false).map((x) => x.conn.id)).toEqual([a.conn.id, b.conn.id]);
+    const s = selector();
+    s.order('k', [a, b], 'fill-first');
+    expect(s.order('k', [a, b], 'fill-first').map((x) => x.conn.id)).toEqual([a.conn.id, b.conn.id]);
   });
 
   it('keeps separate rotations per model', () => {
     const [a, b] = [t(1), t(1)];
-    const s = new TargetSelector();
-    s.order('x', [a, b], true);
-    expect(s.order('y', [a, b], true)[0]!.conn.id).toBe(a.conn.id);
+    const s = selector();
+    s.order('x', [a, b], 'round-robin');
+    expect(s.order('y', [a, b], 'round-robin')[0]!.conn.id).toBe(a.conn.id);
+  });
+
+  it('p2c puts the less busy of two random candidates first, the other second, then the rest', () => {
+    const [a, b, c, d] = [t(1), t(1), t(1), t(2)];
+    // random picks index 0 (a), then index 1 of the remaining two (c).
+    const s = selector({ random: [0, 0.6], load: { [a.conn.id]: 3, [c.conn.id]: 1 } });
+    expect(s.order('k', [a, b, c, d], 'p2c').map((x) => x.conn.id)).toEqual([c.conn.id, a.conn.id, b.conn.id, d.conn.id]);
+  });
+
+  it('p2c with a latency weight prefers the faster connection once both have three samples', () => {
+    const [fast, slow] = [t(1), t(1)];
+    const latency = new LatencyTracker();
+    const s = () => selector({ random: [0, 0], latency });
+    for (let i = 0; i < 2; i++) {
+      latency.record(fast.conn.id, 0, 100, true);
+      latency.record(slow.conn.id, 0, 400, true);
+    }
+    // Two samples each: no bias yet, the first candidate drawn (slow) stays first.
+    expect(s().order('k', [slow, fast], 'p2c', 20)[0]!.conn.id).toBe(slow.conn.id);
+    latency.record(fast.conn.id, 0, 100, true);
+    latency.record(slow.conn.id, 0, 400, true);
+    expect(s().order('k', [slow, fast], 'p2c', 20)[0]!.conn.id).toBe(fast.conn.id);
+    // Weight 0 turns the signal off.
+    expect(s().order('k', [slow, fast], 'p2c', 0)[0]!.conn.id).toBe(slow.conn.id);
+  });
+});
+
+describe('latency signal', () => {
+  it('keeps the last 20 samples within 15 minutes', () => {
+    const l = new LatencyTracker();
+    for (let i = 0; i < 25; i++) l.record('c', i, 10, i % 5 !== 0);
+    expect(l.stats('c', 30)).toMatchObject({ samples: 20 });
+    expect(l.stats('c', 16 * 60_000).samples).toBe(0);
+  });
+
+  it('penalises latency up to half the weight at twice as slow, and errors up to the other half', () => {
+    const fast = { samples: 5, meanTtfbMs: 100, errorRate: 0 };
+    expect(latencyPenalty({ samples: 5, meanTtfbMs: 150, errorRate: 0 }, fast, 10)).toBeCloseTo(2.5);
+    expect(latencyPenalty({ samples: 5, meanTtfbMs: 900, errorRate: 0 }, fast, 10)).toBeCloseTo(5);
+    expect(latencyPenalty({ samples: 5, meanTtfbMs: 100, errorRate: 0.5 }, fast, 10)).toBeCloseTo(2.5);
+    expect(latencyPenalty(fast, { samples: 2, meanTtfbMs: 900, errorRate: 0 }, 10)).toBe(0);
   });
 });

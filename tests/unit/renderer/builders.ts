@@ -118,6 +118,7 @@ export function settingsView(over: Partial<Record<SettingKey, Partial<SettingVie
       label: d.label,
       description: d.description,
       type: d.type,
+      options: d.type === 'enum' ? d.options.map((o) => ({ ...o })) : null,
       value: structuredClone(d.default),
       source: 'default',
       default: structuredClone(d.default),

@@ -164,6 +164,11 @@ export class AdmissionService implements AdmissionPort {
     }
   }
 
+  load(connectionId: string): number {
+    const st = this.conns.get(connectionId);
+    return st ? st.inFlight + st.queued : 0;
+  }
+
   resume(connectionIds: string[]): void {
     let any = false;
     for (const id of connectionIds) {

@@ -48,6 +48,8 @@ export interface AdmissionPort {
    */
   resume(connectionIds: string[]): void;
   views(): AdmissionView[];
+  /** Requests in flight or waiting on a connection right now (the p2c load signal; cheap). */
+  load(connectionId: string): number;
   onChange(fn: () => void): () => void;
   close(): Promise<void>;
 }

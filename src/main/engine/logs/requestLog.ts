@@ -8,8 +8,9 @@ import type { Logger } from '../logger';
 import { insertOps, pruneOps, type LogsRepo } from '../store/logsRepo';
 import type { LogWriter } from './logWriter';
 
-const FLUSH_MS = 50;
-const FLUSH_ROWS = 256;
+/** Entries reach the store (and the dashboard) within this long; larger batches cost less per row. */
+export const REQUEST_LOG_FLUSH_MS = 250;
+const FLUSH_ROWS = 2000;
 const PRUNE_EVERY_MS = 10 * 60_000;
 
 export class RequestLog {
@@ -29,7 +30,7 @@ export class RequestLog {
   append(entry: RequestLogEntry): void {
     this.buffer.push(entry);
     if (this.buffer.length >= FLUSH_ROWS) this.flush();
-    else if (!this.cancelFlush) this.cancelFlush = this.clock.setTimer(() => this.flush(), FLUSH_MS);
+    else if (!this.cancelFlush) this.cancelFlush = this.clock.setTimer(() => this.flush(), REQUEST_LOG_FLUSH_MS);
   }
 
   flush(): void {

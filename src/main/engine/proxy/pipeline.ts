@@ -17,6 +17,7 @@ import type { Logger, SecretRedactor } from '../logger';
 import type { RequestLog } from '../logs/requestLog';
 import type { AttemptVerdict, Exclusion, ResiliencePort, UpstreamFailure } from '../resilience/port';
 import { resolveTargets } from '../routing/resolve';
+import type { LatencyTracker } from '../routing/latencyTracker';
 import type { TargetSelector } from '../routing/selector';
 import type { Target } from '../routing/target';
 import type { SettingsService } from '../settings/settingsService';
@@ -34,6 +35,8 @@ export interface PipelineDeps {
   admission: AdmissionPort;
   upstream: UpstreamClient;
   selector: TargetSelector;
+  /** The p2c latency signal: each attempt's time to first byte and outcome. */
+  latency: LatencyTracker;
   requestLog: RequestLog;
   timeouts: TimeoutResolver;
   /** Scrubs known secrets out of upstream error text before it is stored or relayed. */
@@ -113,7 +116,12 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
     return;
   }
 
-  const order = deps.selector.order(`${call.wire}|${model}`, resolution.targets, values['routing.roundRobin']);
+  const order = deps.selector.order(
+    `${call.wire}|${model}`,
+    resolution.targets,
+    values['routing.strategy'],
+    values['p2cLatency.weight'],
+  );
   // One controller per request: aborted when the client goes away or an execution budget runs
   // out; the reason tells which. It is the signal undici sees, so either ends the upstream call.
   const clientGone = new AbortController();
@@ -236,6 +244,8 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
       }
       const verdict = deps.resilience.onFailure(target, result.failure, deps.clock.now());
       deps.admission.observe(target, result.failure, verdict);
+      // A request the upstream refused as malformed says nothing about the connection.
+      if (verdict.failover) deps.latency.record(conn.id, deps.clock.now(), null, false);
       entry.status = result.failure.status;
       entry.errorClass = verdict.reason;
       entry.errorMessage = result.failure.message.slice(0, 500);
@@ -435,6 +445,7 @@ async function attempt(
   // Commit.
   onCommit();
   entry.ttfbMs = ttfbMs;
+  deps.latency.record(conn.id, deps.clock.now(), ttfbMs, true);
   deps.resilience.onSuccess(target, deps.clock.now(), { ttfbMs });
   deps.admission.observe(target, null, null);
   const res = call.res;

@@ -68,6 +68,7 @@ export class SettingsService {
         max: 'max' in def ? def.max : null,
         unit: 'unit' in def ? (def.unit ?? null) : null,
         shape: def.type === 'json' ? def.shape : null,
+        options: def.type === 'enum' ? def.options.map((o) => ({ ...o })) : null,
         resilience: def.resilience ?? false,
         restartRequired: def.restartRequired ?? false,
       });

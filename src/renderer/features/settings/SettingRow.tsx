@@ -12,6 +12,7 @@ import type { SettingView } from '../../../shared/model';
 function show(s: SettingView, v: unknown): string {
   if (v === null || v === undefined) return 'none';
   if (typeof v === 'boolean') return v ? 'on' : 'off';
+  if (s.type === 'enum') return s.options?.find((o) => o.value === v)?.label ?? String(v);
   if (typeof v === 'object') return JSON.stringify(v);
   const words = describeUnitValue(v, s.unit);
   const unit = s.unit ? UNIT_LABEL[s.unit] : '';
@@ -43,6 +44,10 @@ export function SettingRow({ setting: s }: { setting: SettingView }) {
       <div className="setting-main">
         {s.type === 'boolean' ? (
           <Switch label={s.label} checked={s.value === true} disabled={saving} onChange={(v) => void store.save(s.key, v)} />
+        ) : s.type === 'enum' ? (
+          <label htmlFor={id} className="setting-label">
+            {s.label}
+          </label>
         ) : (
           <label htmlFor={id} className="setting-label">
             {s.label}
@@ -66,7 +71,22 @@ export function SettingRow({ setting: s }: { setting: SettingView }) {
         </div>
       </div>
       <div className="setting-control">
-        {s.type !== 'boolean' && (
+        {s.type === 'enum' && (
+          <select
+            id={id}
+            value={String(s.value)}
+            disabled={saving}
+            aria-describedby={describedBy}
+            onChange={(e) => void store.save(s.key, e.target.value)}
+          >
+            {(s.options ?? []).map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        )}
+        {s.type !== 'boolean' && s.type !== 'enum' && (
           <form
             className="setting-form"
             onSubmit={(e) => {

@@ -7,7 +7,7 @@ import { contract, METHOD_NAMES, type Handlers, type MethodName } from '../../..
 
 /** Hand-written samples that exercise optional fields, path params, bodies and query strings. */
 const HAND_WRITTEN: Partial<Record<MethodName, Record<string, unknown>>> = {
-  patchSettings: { patch: { requestQueue: { maxWaitMs: 5_000 }, 'routing.roundRobin': false } },
+  patchSettings: { patch: { requestQueue: { maxWaitMs: 5_000 }, 'routing.strategy': 'fill-first' } },
   patchResilience: { patch: { 'requestQueue.maxQueueDepth': 10 } },
   resetResilience: { provider: 'glm' },
   listCooldowns: { provider: 'anthropic' },
