@@ -70,6 +70,12 @@ export interface EngineOptions {
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
 
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+/** SWITCHYARD_LOG_LEVEL=debug|info|warn|error; anything else means info. */
+function logLevelFrom(v: string | undefined): LogLevel {
+  return LOG_LEVELS.includes(v as LogLevel) ? (v as LogLevel) : 'info';
+}
+
 export async function createEngine(o: EngineOptions) {
   const clock = o.clock ?? systemClock;
   const random = o.random ?? systemRandom;
@@ -77,7 +83,7 @@ export async function createEngine(o: EngineOptions) {
   const redactor = new SecretRedactor();
   const log = createLogger({
     sinks: o.logSinks ?? [stderrSink],
-    level: o.logLevel ?? 'info',
+    level: o.logLevel ?? logLevelFrom(env.SWITCHYARD_LOG_LEVEL),
     redactor,
     now: () => clock.now(),
   });
