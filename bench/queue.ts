@@ -1,4 +1,4 @@
-// `npx tsx bench/queue.ts`: what the request queue and the concurrency gates cost through the proxy.
+// `npm run bench` (second part; or `npx tsx bench/queue.ts` after a build): what the request queue and the concurrency gates cost through the proxy.
 // One Switchyard process, one loopback upstream process, four connections to the same upstream:
 //   off     OAuth connection, not queue-protected (the baseline)
 //   on      API-key connection, auto-protected by the queue with default settings (idle fast path)
@@ -9,62 +9,16 @@
 // added p99 against "off" and against calling the upstream directly. Loopback HTTP on a busy
 // machine is noisy, so the bench also times admission alone in-process (acquire + release per
 // request, same variants): that is the latency the queue itself adds.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdmissionService } from '../src/main/engine/admission/admissionService';
 import { systemClock } from '../src/main/engine/clock';
 import { resolveSettings } from '../src/main/engine/settings/resolve';
-import { emptyHealth, type ConnectionRecord } from '../src/main/engine/store/connectionsRepo';
-import { load, percentile, spawnJsonLine, startUpstream, type RunResult } from './lib';
+import type { ConnectionRecord } from '../src/main/engine/store/connectionsRepo';
+import { connectionRecord } from '../tests/support/builders';
+import { load, percentile, startSwitchyard, startUpstream, type RunResult } from './lib';
 
 const f = (n: number, d = 2) => n.toFixed(d);
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const s = statSync(p);
-    newest = Math.max(newest, s.isDirectory() ? newestMtime(p) : s.mtimeMs);
-  }
-  return newest;
-}
-
-/** The built headless shell when it is up to date with the sources, else the sources through tsx. */
-async function startProxy() {
-  const built = join('out', 'main', 'serve.js');
-  const fresh = existsSync(built) && statSync(built).mtimeMs >= newestMtime(join('src', 'main'));
-  const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-queue-'));
-  const args = ['--port', '0', '--proxy-port', '0', '--data-dir', dataDir, '--ready-json'];
-  const { child, info } = await spawnJsonLine<{ managementPort: number; proxyPort: number }>(
-    process.execPath,
-    fresh ? [built, ...args] : ['--import', 'tsx', join('src', 'main', 'serve.ts'), ...args],
-    { SWITCHYARD_LOG_LEVEL: 'warn' },
-  );
-  const token = readFileSync(join(dataDir, 'management-token'), 'utf8').trim();
-  const mgmt = `http://127.0.0.1:${info.managementPort}`;
-  const api = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${mgmt}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as T;
-  };
-  const keys = await api<{ id: string }[]>('GET', '/api/keys');
-  const clientKey = (await api<{ secret: string }>('POST', `/api/keys/${keys[0]!.id}/reveal`)).secret;
-  return {
-    source: fresh ? 'build' : 'sources via tsx',
-    proxyUrl: `http://127.0.0.1:${info.proxyPort}`,
-    clientKey,
-    api,
-    stop() {
-      child.kill('SIGTERM');
-      setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 500).unref();
-    },
-  };
-}
 
 const VARIANTS = {
   off: { authClass: 'oauth' },
@@ -81,31 +35,8 @@ type Variant = keyof typeof VARIANTS;
 /** Admission alone: acquire + release per request on an in-process AdmissionService (real clock). */
 async function inProcess(): Promise<string[]> {
   const settings = resolveSettings({}, {});
-  const record = (id: string, extra: object): ConnectionRecord => ({
-    id,
-    name: id,
-    kind: 'openai-compatible',
-    protocol: 'openai',
-    provider: id,
-    authClass: 'oauth',
-    baseUrl: 'http://127.0.0.1:1/v1',
-    priority: 1,
-    enabled: true,
-    models: [],
-    passthroughModels: true,
-    maxConcurrent: null,
-    rateLimitOverrides: {},
-    rateLimitProtection: false,
-    disableCooling: false,
-    providerSpecificData: {},
-    timeouts: {},
-    secretEnc: null,
-    secretMasked: null,
-    health: emptyHealth(),
-    createdAt: 0,
-    updatedAt: 0,
-    ...extra,
-  });
+  const record = (id: string, extra: Partial<ConnectionRecord>): ConnectionRecord =>
+    connectionRecord({ id, name: id, kind: 'openai-compatible', provider: id, baseUrl: 'http://127.0.0.1:1/v1', ...extra });
   const conns = Object.entries(VARIANTS).map(([name, extra]) => record(name, extra));
   const admission = new AdmissionService({
     clock: systemClock,
@@ -145,7 +76,8 @@ async function main() {
   const admissionRows = await inProcess();
   process.stdout.write(`\nAdmission alone, in-process (acquire + release, sequential)\n${admissionRows.join('\n')}\n`);
   const upstream = await startUpstream();
-  const sy = await startProxy();
+  if (!existsSync(join('out', 'main', 'serve.js'))) throw new Error('build first: npm run build');
+  const sy = await startSwitchyard();
   try {
     for (const [name, extra] of Object.entries(VARIANTS)) {
       await sy.api('POST', '/api/providers', { name: `queue-${name}`, kind: 'openai-compatible', provider: `q${name}`, baseUrl: `${upstream.url}/v1`, ...extra });
@@ -186,7 +118,7 @@ async function main() {
         );
       }
     }
-    process.stdout.write(`\nThrough the proxy (${process.version}, proxy from ${sy.source}, times in ms)\n${rows.join('\n')}\n`);
+    process.stdout.write(`\nThrough the proxy (${process.version}, times in ms)\n${rows.join('\n')}\n`);
   } finally {
     sy.stop();
     upstream.stop();

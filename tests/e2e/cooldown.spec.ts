@@ -2,25 +2,10 @@
 // with Retry-After: 60, a request goes through the proxy, the dashboard shows that connection
 // cooling down with the reason, clearing it from the Cooldown manager makes it healthy, and the next
 // request reaches it. Needs the resilience core (connection cooldowns) in the engine.
-import { expect, test } from '@playwright/test';
-import { FakeUpstream } from '../support/fakeUpstream';
-import { startServe, type Headless } from './headless';
+import { expect, test } from './fixtures';
 import { addConnection, clientKey, connectionCard, goTo, openDashboard, sendMessage } from './ui';
 
-let app: Headless;
-let fake: FakeUpstream;
-
-test.beforeEach(async () => {
-  fake = await FakeUpstream.start();
-  app = await startServe();
-});
-
-test.afterEach(async () => {
-  await app.stop();
-  await fake.close();
-});
-
-test('a 429 with Retry-After cools only that connection until it is cleared from the dashboard', async ({ page }, info) => {
+test('a 429 with Retry-After cools only that connection until it is cleared from the dashboard', async ({ page, app, fake }, info) => {
   await openDashboard(page, app);
   await goTo(page, 'Connections');
   await addConnection(page, { name: 'Alpha', baseUrl: fake.anthropicUrl, apiKey: 'key-alpha-0001', priority: 0 });
@@ -86,7 +71,7 @@ test('a 429 with Retry-After cools only that connection until it is cleared from
   await page.screenshot({ path: info.outputPath('request-log-recovered.png'), fullPage: true });
 });
 
-test('a selection of cooling connections, or all of a provider, is cleared at once', async ({ page }) => {
+test('a selection of cooling connections, or all of a provider, is cleared at once', async ({ page, app, fake }) => {
   // Queue protection off, so this test is only about cooldowns (the queue's own pause on a
   // Retry-After is not part of the Cooldown manager).
   await app.api('PATCH', '/api/settings', { 'requestQueue.autoEnableApiKeyProviders': false });

@@ -1,24 +1,9 @@
 // The dashboard against the built headless shell and a fake upstream: every page, driven as a
 // user would (labels and roles), with a screenshot of each page saved to the test's output.
-import { expect, test } from '@playwright/test';
-import { FakeUpstream } from '../support/fakeUpstream';
-import { startServe, type Headless } from './headless';
+import { expect, test } from './fixtures';
 import { addConnection, clientKey, connectionCard, goTo, openDashboard, sendMessage } from './ui';
 
-let app: Headless;
-let fake: FakeUpstream;
-
-test.beforeEach(async () => {
-  fake = await FakeUpstream.start();
-  app = await startServe();
-});
-
-test.afterEach(async () => {
-  await app.stop();
-  await fake.close();
-});
-
-test('connections are added, tested, toggled and deleted through the dashboard', async ({ page }, info) => {
+test('connections are added, tested, toggled and deleted through the dashboard', async ({ page, app, fake }, info) => {
   await openDashboard(page, app);
   await goTo(page, 'Connections');
   await expect(page.getByText('No connections yet')).toBeVisible();
@@ -87,7 +72,7 @@ test('connections are added, tested, toggled and deleted through the dashboard',
   expect((await app.api<{ name: string }[]>('GET', '/api/providers')).map((c) => c.name)).toEqual(['Alpha']);
 });
 
-test('agent setup, client keys, settings, breakers, request log and app pages', async ({ page }, info) => {
+test('agent setup, client keys, settings, breakers, request log and app pages', async ({ page, app, fake }, info) => {
   await openDashboard(page, app);
 
   // Connect your agent: the proxy URL and copy-paste setup with the client key.

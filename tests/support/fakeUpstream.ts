@@ -90,7 +90,8 @@ export class FakeUpstream {
     return `http://127.0.0.1:${this.port}/v1`;
   }
 
-  private listen(): Promise<void> {
+  /** Starts listening (FakeUpstream.start() does this for you). */
+  listen(): Promise<void> {
     const server = createServer((req, res) => void this.handle(req, res));
     server.on('connection', (s) => {
       this.sockets.add(s);

@@ -1,27 +1,16 @@
 // Connection cooldown through HTTP (§2): which keys the fake upstream sees, the selected
 // connection header, and what GET /api/resilience/cooldowns reports.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeUpstream } from '../../support/fakeUpstream';
-import { anthropicError, ask, cooldownOf, breakerOf, keysSeen, rateLimited, startRig, type Rig } from './support';
+import { describe, expect, it } from 'vitest';
+import { anthropicError, ask, cooldownOf, breakerOf, keysSeen, rateLimited, rigPerTest } from './support';
 
 const KA = 'sk-ant-key-aaaaaaaaaaaa';
 const KB = 'sk-ant-key-bbbbbbbbbbbb';
 const KC = 'sk-ant-key-cccccccccccc';
 
 describe('connection cooldown', () => {
-  let fake: FakeUpstream;
-  let rig: Rig | null = null;
-  beforeAll(async () => {
-    fake = await FakeUpstream.start();
-  });
-  afterEach(async () => {
-    await rig?.stop();
-    rig = null;
-    fake.reset();
-  });
-  afterAll(() => fake.close());
+  const { fake, startRig } = rigPerTest();
 
-  const start = async (env: Record<string, string> = {}) => (rig = await startRig({ fake, env }));
+  const start = async (env: Record<string, string> = {}) => startRig({ env });
 
   it('a cooled target is never called: after a 429 with Retry-After: 30 on key A of three, 20 requests cost one call on A and all succeed', async () => {
     const r = await start();
@@ -275,20 +264,10 @@ describe('connection cooldown', () => {
 });
 
 describe('terminal states', () => {
-  let fake: FakeUpstream;
-  let rig: Rig | null = null;
-  beforeAll(async () => {
-    fake = await FakeUpstream.start();
-  });
-  afterEach(async () => {
-    await rig?.stop();
-    rig = null;
-    fake.reset();
-  });
-  afterAll(() => fake.close());
+  const { fake, startRig } = rigPerTest();
 
   it('credits_exhausted is never overwritten by a later cooldown and the key stays unused', async () => {
-    rig = await startRig({ fake });
+    const rig = await startRig();
     const a = await rig.add('Key A', KA, { priority: 1 });
     await rig.add('Key B', KB, { priority: 2 });
     await rig.t.api.patchResilience({ patch: { providerQuotaOverrides: [{ provider: 'anthropic', rateLimitCooldownSeconds: 120 }] } });
@@ -303,7 +282,7 @@ describe('terminal states', () => {
   });
 
   it('a ban body makes the key banned; an Anthropic 403 "Request not allowed" never does', async () => {
-    rig = await startRig({ fake });
+    const rig = await startRig();
     const a = await rig.add('Key A', KA, { priority: 1 });
     const b = await rig.add('Key B', KB, { priority: 2 });
     fake.script({ key: KB }, [anthropicError(403, 'permission_error', 'Request not allowed')]);
@@ -317,7 +296,7 @@ describe('terminal states', () => {
   });
 
   it('credentials rejected three times in a row make the key expired; the first two only cool it', async () => {
-    rig = await startRig({ fake });
+    const rig = await startRig();
     const a = await rig.add('Key A', KA);
     fake.script({ key: KA }, [anthropicError(401, 'authentication_error', 'invalid x-api-key')]);
     const statuses: string[] = [];
@@ -335,7 +314,7 @@ describe('terminal states', () => {
   });
 
   it('a generic API-key 403 cools the key (not terminal) and never moves the breaker', async () => {
-    rig = await startRig({ fake });
+    const rig = await startRig();
     const a = await rig.add('Key A', KA);
     fake.script({ key: KA }, [anthropicError(403, 'permission_error', 'forbidden')]);
     await ask(rig.client);
@@ -344,7 +323,7 @@ describe('terminal states', () => {
   });
 
   it('a passing connection test is the operator reset that lifts a terminal state', async () => {
-    rig = await startRig({ fake });
+    const rig = await startRig();
     const a = await rig.add('Key A', KA);
     fake.script({ key: KA, path: '/v1/messages' }, [anthropicError(402, 'billing_error', 'Payment required')]);
     await ask(rig.client);

@@ -1,8 +1,7 @@
 // The cooldown manager's REST API (§3b) and the push events the dashboard receives.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../../src/shared/contract';
-import { FakeUpstream } from '../../support/fakeUpstream';
-import { anthropicError, ask, cooldownOf, rateLimited, startRig, unavailable, type Rig } from './support';
+import { anthropicError, ask, cooldownOf, rateLimited, unavailable, rigPerTest } from './support';
 
 const KA = 'sk-ant-key-aaaaaaaaaaaa';
 const KB = 'sk-ant-key-bbbbbbbbbbbb';
@@ -10,21 +9,11 @@ const KG = 'sk-glm-key-gggggggggggg';
 const KH = 'sk-glm-key-hhhhhhhhhhhh';
 
 describe('cooldown manager', () => {
-  let fake: FakeUpstream;
-  let rig: Rig | null = null;
-  beforeAll(async () => {
-    fake = await FakeUpstream.start();
-  });
-  afterEach(async () => {
-    await rig?.stop();
-    rig = null;
-    fake.reset();
-  });
-  afterAll(() => fake.close());
+  const { fake, startRig } = rigPerTest();
 
   /** Four connections: A (cooling), B (banned), G and H (glm, both cooling), plus a lockout on A. */
   const setUp = async () => {
-    const r = (rig = await startRig({ fake }));
+    const r = await startRig();
     const a = await r.add('Key A', KA, { priority: 1 });
     const b = await r.add('Key B', KB, { priority: 2 });
     const g = await r.add('GLM G', KG, { kind: 'anthropic-compatible', provider: 'glm' });
@@ -103,7 +92,7 @@ describe('cooldown manager', () => {
   });
 
   it('pushes a resilience event when a connection cools and when a breaker moves', async () => {
-    const r = (rig = await startRig({ fake }));
+    const r = await startRig();
     const a = await r.add('Key A', KA);
     const events: EventPayload<'resilience'>[] = [];
     const health: EventPayload<'health'>[] = [];

@@ -3,29 +3,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../support/fakeClock';
-import { FakeUpstream } from '../../support/fakeUpstream';
-import { anthropicError, ask, cooldownOf, rateLimited, startRig, type Rig } from './support';
+import { anthropicError, ask, cooldownOf, rateLimited, rigPerTest, type Rig } from './support';
 
 const KA = 'sk-ant-key-aaaaaaaaaaaa';
 const KB = 'sk-ant-key-bbbbbbbbbbbb';
 
 describe('model lockout', () => {
-  let fake: FakeUpstream;
-  let rig: Rig | null = null;
-  beforeAll(async () => {
-    fake = await FakeUpstream.start();
-  });
-  afterEach(async () => {
-    await rig?.stop();
-    rig = null;
-    fake.reset();
-  });
-  afterAll(() => fake.close());
+  const { fake, startRig } = rigPerTest();
 
   const start = async (enabled: boolean, provider?: string) => {
-    const r = (rig = await startRig({ fake }));
+    const r = await startRig();
     const extra = provider ? { kind: 'anthropic-compatible' as const, provider } : {};
     const a = await r.add('Key A', KA, { priority: 1, ...extra });
     const b = await r.add('Key B', KB, { priority: 2, ...extra });
@@ -153,21 +142,21 @@ describe('model lockout', () => {
   it('lockouts live in memory: a restart forgets them and keeps the settings', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-lockout-'));
     const clock = new FakeClock();
+    let rig: Rig | null = null;
     try {
-      const first = await startRig({ fake, clock, dataDir });
+      const first = await startRig({ clock, dataDir });
       await first.add('Key A', KA);
       await first.t.api.patchResilience({ patch: { modelLockout: { enabled: true } } });
       fake.script({ key: KA, model: 'model-x' }, [rateLimited()]);
       await ask(first.client, 'model-x');
       expect(await lockouts(first)).toHaveLength(1);
       await first.stop();
-      rig = await startRig({ fake, clock, dataDir });
+      rig = await startRig({ clock, dataDir });
       expect(await lockouts(rig)).toEqual([]);
       const s = await rig.t.api.getResilience();
       expect(s.settings.find((x) => x.key === 'modelLockout.enabled')).toMatchObject({ value: true, source: 'persisted' });
     } finally {
       await rig?.stop();
-      rig = null;
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

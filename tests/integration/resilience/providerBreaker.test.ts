@@ -3,29 +3,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../support/fakeClock';
-import { FakeUpstream } from '../../support/fakeUpstream';
-import { anthropicError, ask, breakerOf, keysSeen, rateLimited, startRig, unavailable, type Rig } from './support';
+import { anthropicError, ask, breakerOf, keysSeen, rateLimited, unavailable, rigPerTest, type Rig } from './support';
 
 const KA = 'sk-ant-key-aaaaaaaaaaaa';
 const KB = 'sk-ant-key-bbbbbbbbbbbb';
 const KQ = 'sk-ant-key-qqqqqqqqqqqq';
 
 describe('provider circuit breaker', () => {
-  let fake: FakeUpstream;
-  let rig: Rig | null = null;
-  beforeAll(async () => {
-    fake = await FakeUpstream.start();
-  });
-  afterEach(async () => {
-    await rig?.stop();
-    rig = null;
-    fake.reset();
-  });
-  afterAll(() => fake.close());
+  const { fake, startRig } = rigPerTest();
 
-  const start = async (env: Record<string, string> = {}) => (rig = await startRig({ fake, env }));
+  const start = async (env: Record<string, string> = {}) => startRig({ env });
 
   /** Sends `n` requests that each reach the failing provider once. */
   const failTimes = async (r: Rig, n: number, model = 'claude-x') => {
@@ -260,14 +249,15 @@ describe('provider circuit breaker', () => {
   it('an OPEN breaker survives a restart (domain_circuit_breakers)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-breaker-'));
     const clock = new FakeClock();
+    let rig: Rig | null = null;
     try {
-      const first = await startRig({ fake, clock, dataDir });
+      const first = await startRig({ clock, dataDir });
       await first.add('Key A', KA);
       fake.script({ key: KA }, [unavailable()]);
       await failTimes(first, 12);
       await first.stop();
       clock.advance(10_000);
-      rig = await startRig({ fake, clock, dataDir });
+      rig = await startRig({ clock, dataDir });
       const b = await breakerOf(rig.t, 'anthropic');
       expect(b).toMatchObject({ state: 'OPEN', failures: 12 });
       expect(b.halfOpenAt! - clock.now()).toBe(20_000);
@@ -276,7 +266,6 @@ describe('provider circuit breaker', () => {
       expect(fake.requests.length).toBe(before);
     } finally {
       await rig?.stop();
-      rig = null;
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

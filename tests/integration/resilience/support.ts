@@ -2,6 +2,7 @@
 // and breaker timeouts are exact and never waited for), a fake upstream, and an Anthropic SDK
 // client whose answers are reduced to what the tests observe (status, selected connection, hint).
 import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { ConnectionCreateInput } from '../../../src/shared/contract';
 import type { ConnectionView } from '../../../src/shared/model';
 import { FakeClock } from '../../support/fakeClock';
@@ -32,11 +33,39 @@ export async function startRig(o: { env?: Record<string, string>; clock?: FakeCl
     client,
     add: (name, key, extra = {}) =>
       t.addConnection({ name, kind: 'anthropic', baseUrl: fake.anthropicUrl, secret: key, ...extra } as ConnectionCreateInput),
-    async stop() {
+    stop: once(async () => {
       await t.stop();
       if (!o.fake) await fake.close();
-    },
+    }),
   };
+}
+
+/**
+ * Registers the usual lifecycle inside a describe(): one fake upstream for the file (listening
+ * from beforeAll), and a fresh engine rig per test from `startRig()`, stopped after that test with
+ * the fake's scripts reset.
+ */
+export function rigPerTest() {
+  const fake = new FakeUpstream();
+  let rig: Rig | null = null;
+  beforeAll(() => fake.listen());
+  afterEach(async () => {
+    await rig?.stop();
+    rig = null;
+    fake.reset();
+  });
+  afterAll(() => fake.close());
+  return {
+    fake,
+    startRig: async (o: Omit<Parameters<typeof startRig>[0] & object, 'fake'> = {}) => (rig = await startRig({ fake, ...o })),
+    /** The rig started last (stopped by the hook after the test unless already stopped). */
+    current: () => rig,
+  };
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let p: Promise<void> | null = null;
+  return () => (p ??= fn());
 }
 
 export interface Answer {

@@ -1,7 +1,6 @@
 // The optional provider cooldown window gate through HTTP (§1a, R-GEN-01..03).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeUpstream } from '../../support/fakeUpstream';
-import { ask, breakerOf, startRig, unavailable, type Rig } from './support';
+import { describe, expect, it } from 'vitest';
+import { ask, breakerOf, unavailable, rigPerTest } from './support';
 
 const KP = 'sk-glm-pppppppppppppppp';
 const KQ = 'sk-kimi-qqqqqqqqqqqqqqq';
@@ -18,21 +17,11 @@ const GATE_3_IN_WINDOW_2S = {
 };
 
 describe('provider cooldown window gate', () => {
-  let fake: FakeUpstream;
-  let rig: Rig | null = null;
-  beforeAll(async () => {
-    fake = await FakeUpstream.start();
-  });
-  afterEach(async () => {
-    await rig?.stop();
-    rig = null;
-    fake.reset();
-  });
-  afterAll(() => fake.close());
+  const { fake, startRig } = rigPerTest();
 
   /** Provider P (glm, tried first) and provider Q (kimi), both serving any model. */
   const start = async (env: Record<string, string>) => {
-    const r = (rig = await startRig({ fake, env }));
+    const r = await startRig({ env });
     await r.add('P', KP, { kind: 'anthropic-compatible', provider: 'glm', priority: 1 });
     await r.add('Q', KQ, { kind: 'anthropic-compatible', provider: 'kimi', priority: 2 });
     fake.script({ key: KP }, [unavailable()]);

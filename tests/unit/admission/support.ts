@@ -1,41 +1,15 @@
 // Test doubles for admission unit tests: connection records, a settings holder whose values a test
 // can change, a registry, and pacers the test drives (no Bottleneck, no real time).
 import type { ConnectionRecord } from '../../../src/main/engine/store/connectionsRepo';
-import { emptyHealth } from '../../../src/main/engine/store/connectionsRepo';
+import { connectionRecord } from '../../support/builders';
 import { resolveSettings, type ResolvedSettings } from '../../../src/main/engine/settings/resolve';
 import type { SettingKey } from '../../../src/shared/settings';
 import type { Pacer, PacerFactory } from '../../../src/main/engine/admission/pacer';
 import type { Target } from '../../../src/main/engine/routing/target';
 
-let seq = 0;
-
+/** An OAuth connection (so unprotected unless a test says otherwise). */
 export function conn(over: Partial<ConnectionRecord> = {}): ConnectionRecord {
-  seq++;
-  return {
-    id: `c${seq}`,
-    name: `Conn ${seq}`,
-    kind: 'openai',
-    protocol: 'openai',
-    provider: 'openai',
-    authClass: 'oauth',
-    baseUrl: 'https://api.example.test/v1',
-    priority: 1,
-    enabled: true,
-    models: [],
-    passthroughModels: true,
-    maxConcurrent: null,
-    rateLimitOverrides: {},
-    rateLimitProtection: false,
-    disableCooling: false,
-    providerSpecificData: {},
-    timeouts: {},
-    secretEnc: null,
-    secretMasked: 'sk-…abcd',
-    health: emptyHealth(),
-    createdAt: 0,
-    updatedAt: 0,
-    ...over,
-  };
+  return connectionRecord({ authClass: 'oauth', secretMasked: 'sk-…abcd', createdAt: 0, updatedAt: 0, ...over });
 }
 
 export const target = (c: ConnectionRecord, model = 'model-a'): Target => ({ conn: c, model, requestedModel: model });

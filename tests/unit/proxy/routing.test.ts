@@ -2,34 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { resolveTargets } from '../../../src/main/engine/routing/resolve';
 import { latencyPenalty, LatencyTracker } from '../../../src/main/engine/routing/latencyTracker';
 import { TargetSelector } from '../../../src/main/engine/routing/selector';
-import { emptyHealth, type ConnectionRecord } from '../../../src/main/engine/store/connectionsRepo';
+import type { ConnectionRecord } from '../../../src/main/engine/store/connectionsRepo';
+import { connectionRecord } from '../../support/builders';
 
-let seq = 0;
 function conn(p: Partial<ConnectionRecord> & Pick<ConnectionRecord, 'provider' | 'protocol'>): ConnectionRecord {
-  seq++;
-  return {
-    id: `c${seq}`,
-    name: `C${seq}`,
-    kind: p.protocol === 'anthropic' ? 'anthropic' : 'openai',
-    authClass: 'apikey',
-    baseUrl: 'http://127.0.0.1:1',
-    priority: 1,
-    enabled: true,
-    models: [],
-    passthroughModels: true,
-    maxConcurrent: null,
-    rateLimitOverrides: {},
-    rateLimitProtection: false,
-    disableCooling: false,
-    providerSpecificData: {},
-    timeouts: {},
-    secretEnc: null,
-    secretMasked: null,
-    health: emptyHealth(),
-    createdAt: seq,
-    updatedAt: seq,
-    ...p,
-  };
+  return connectionRecord({ kind: p.protocol === 'anthropic' ? 'anthropic' : 'openai', baseUrl: 'http://127.0.0.1:1', ...p });
 }
 
 describe('model resolution', () => {

@@ -2,32 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { errorBody, ProxyError } from '../../../src/main/engine/proxy/errors';
 import { buildUpstreamHeaders, upstreamUrl } from '../../../src/main/engine/upstream/headers';
 import { UsageTap } from '../../../src/main/engine/upstream/usage';
-import { emptyHealth, type ConnectionRecord } from '../../../src/main/engine/store/connectionsRepo';
+import type { ConnectionRecord } from '../../../src/main/engine/store/connectionsRepo';
+import { connectionRecord } from '../../support/builders';
 
-const base: ConnectionRecord = {
-  id: 'c',
-  name: 'C',
+const base: ConnectionRecord = connectionRecord({
   kind: 'anthropic',
   protocol: 'anthropic',
   provider: 'anthropic',
-  authClass: 'apikey',
   baseUrl: 'https://api.anthropic.com',
-  priority: 1,
-  enabled: true,
-  models: [],
-  passthroughModels: true,
-  maxConcurrent: null,
-  rateLimitOverrides: {},
-  rateLimitProtection: false,
-  disableCooling: false,
-  providerSpecificData: {},
-  timeouts: {},
-  secretEnc: null,
-  secretMasked: null,
-  health: emptyHealth(),
-  createdAt: 0,
-  updatedAt: 0,
-};
+});
 
 describe('upstream requests', () => {
   it('builds endpoint URLs with each SDK’s base-URL convention', () => {

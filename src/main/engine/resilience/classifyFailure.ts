@@ -118,6 +118,20 @@ const providerLevel = (b: Base, reason: FailureReason, kind: BreakerFailureKind,
     modelScopable: false,
   });
 
+/** A 4xx that says nothing about the provider: no breaker, no window gate, no model lock. */
+const clientSide = (b: Base, reason: FailureReason, scope: FailureScope, cooldown: CooldownRule, failover?: boolean): FailureClass =>
+  verdict(b, {
+    reason,
+    scope,
+    cooldown,
+    tripsBreaker: false,
+    skipProviderBreaker: false,
+    breakerKind: 'client_error',
+    countsForWindowGate: false,
+    modelScopable: false,
+    ...(failover !== undefined ? { failover } : {}),
+  });
+
 export function classifyFailure(f: UpstreamFailure, now: number): FailureClass {
   switch (f.kind) {
     case 'connect_timeout':
@@ -225,30 +239,11 @@ export function classifyStatus(status: number, headers: Record<string, string>, 
       return connection('forbidden', { kind: 'backoff' }, 'auth', { modelScopable: true });
     case 404:
       // Model (or path) not found on this connection: another connection may serve it.
-      return verdict(b, {
-        reason: 'not_found',
-        scope: 'model',
-        cooldown: { kind: 'record' },
-        tripsBreaker: false,
-        skipProviderBreaker: false,
-        breakerKind: 'client_error',
-        countsForWindowGate: false,
-        modelScopable: false,
-      });
+      return clientSide(b, 'not_found', 'model', { kind: 'record' });
     case 405:
     case 501:
       // This connection does not offer the endpoint (e.g. count_tokens); another one may.
-      return verdict(b, {
-        reason: 'not_supported',
-        scope: 'request',
-        cooldown: { kind: 'none' },
-        tripsBreaker: false,
-        skipProviderBreaker: false,
-        breakerKind: 'client_error',
-        countsForWindowGate: false,
-        modelScopable: false,
-        failover: true,
-      });
+      return clientSide(b, 'not_supported', 'request', { kind: 'none' }, true);
     case 408:
       return providerLevel(b, 'request_timeout', 'timeout', true);
     case 500:
@@ -262,14 +257,5 @@ export function classifyStatus(status: number, headers: Record<string, string>, 
   }
   if (status >= 500) return providerLevel(b, 'server_error', 'server_error', false);
   // 400, 409, 413, 422, ...: the request itself is wrong; another connection would say the same.
-  return verdict(b, {
-    reason: 'bad_request',
-    scope: 'request',
-    cooldown: { kind: 'none' },
-    tripsBreaker: false,
-    skipProviderBreaker: false,
-    breakerKind: 'client_error',
-    countsForWindowGate: false,
-    modelScopable: false,
-  });
+  return clientSide(b, 'bad_request', 'request', { kind: 'none' });
 }
