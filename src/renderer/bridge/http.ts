@@ -2,6 +2,7 @@
 // maps to its REST route (derived from the contract), and pushes arrive as server-sent events read
 // with fetch (so the token travels in a header, never in a URL), reconnecting with backoff.
 import { BridgeError } from '../../shared/bridge';
+import { SseParser } from '../../shared/sse';
 import {
   contract,
   EVENT_NAMES,
@@ -118,23 +119,11 @@ export function createHttpBridge(o: HttpBridgeOptions): Bridge & { close(): void
       o.onStatus?.('open');
       const reader = res.body.getReader();
       const decoder = new TextDecoder();
-      let buf = '';
+      const parser = new SseParser();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        buf += decoder.decode(value, { stream: true });
-        let idx: number;
-        while ((idx = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, idx);
-          buf = buf.slice(idx + 2);
-          let event = 'message';
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event:')) event = line.slice(6).trim();
-            else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-          }
-          if (data.length) deliver(event, data.join('\n'));
-        }
+        for (const m of parser.push(decoder.decode(value, { stream: true }))) deliver(m.event, m.data);
       }
     } catch {
       // dropped: reconnect below

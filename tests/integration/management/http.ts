@@ -1,5 +1,6 @@
 // Raw HTTP for the management API tests: node:http (not fetch) so a test can send any Host or
 // Origin header, and a small server-sent-events reader for /api/events.
+import { SseParser } from '../../../src/shared/sse';
 import { request } from 'node:http';
 
 export interface RawResponse {
@@ -71,24 +72,13 @@ export async function openEventStream(baseUrl: string, token: string) {
     if (!res.body) return;
     const reader = res.body.getReader();
     const decoder = new TextDecoder();
-    let buf = '';
+    const parser = new SseParser();
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) return;
-        buf += decoder.decode(value, { stream: true });
-        let idx: number;
-        while ((idx = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, idx);
-          buf = buf.slice(idx + 2);
-          let event = 'message';
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event:')) event = line.slice(6).trim();
-            else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-          }
-          if (!data.length) continue;
-          const e = { event, data: JSON.parse(data.join('\n')) };
+        for (const m of parser.push(decoder.decode(value, { stream: true }))) {
+          const e = { event: m.event, data: JSON.parse(m.data) };
           events.push(e);
           for (const w of [...waiters]) {
             if (w.match(e)) {
