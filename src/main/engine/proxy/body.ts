@@ -34,6 +34,12 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
       done = true;
       reject(e);
     });
+    // A client that goes away mid-upload may close without 'end' or 'error'.
+    req.on('close', () => {
+      if (done) return;
+      done = true;
+      reject(new ProxyError(400, 'invalid_request', 'the client closed the connection before the body was complete'));
+    });
   });
 }
 

@@ -6,6 +6,8 @@ import type { Random } from '../random';
 import { latencyPenalty, type LatencyTracker } from './latencyTracker';
 import type { Target } from './target';
 
+const MAX_ROTATIONS = 1_000;
+
 export type SelectionStrategy = 'round-robin' | 'fill-first' | 'p2c';
 
 export interface SelectorSignals {
@@ -28,6 +30,8 @@ export class TargetSelector {
     let turn = 0;
     if (strategy === 'round-robin') {
       turn = this.counters.get(key) ?? 0;
+      // Keys are model names a client chose; keep the map bounded.
+      if (this.counters.size >= MAX_ROTATIONS && !this.counters.has(key)) this.counters.clear();
       this.counters.set(key, turn + 1);
     }
     for (let i = 0; i < targets.length; ) {
