@@ -47,7 +47,7 @@ db.pragma('journal_mode = WAL');
 db.pragma('synchronous = OFF');
 db.pragma('busy_timeout = 5000');
 const stmts = workerData.sql.map((s) => db.prepare(s));
-const run = db.transaction((ops) => { for (const [i, p] of ops) stmts[i].run(p); });
+const run = db.transaction((ops) => { for (const op of ops) stmts[op[0]].run(op.slice(1)); });
 parentPort.on('message', (m) => {
   if (m.type === 'write') {
     try { run(JSON.parse(m.ops)); } catch (e) { parentPort.postMessage({ type: 'error', message: String(e && e.message) }); }

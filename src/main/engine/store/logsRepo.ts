@@ -93,22 +93,20 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry {
 }
 
 /**
- * Write statements, by index. Writes are described as data (statement index + parameters) so they
- * can run on this thread or in the log writer's worker thread with its own connection.
+ * Write statements, by index, with positional parameters. Writes are described as data (statement
+ * index + values) so they can run on this thread or in the log writer's worker thread with its own
+ * connection; positional values keep that message small and cheap to encode.
  */
 export const LOG_WRITE_SQL = [
   `INSERT INTO proxy_logs (id, started_at, protocol, path, client_key_id, requested_model, model, stream, status,
      error_code, error_message, connection_id, connection_name, provider, ttfb_ms, duration_ms, input_tokens,
      output_tokens, skipped)
-   VALUES (@id, @startedAt, @protocol, @path, @clientKeyId, @requestedModel, @model, @stream, @status,
-     @errorCode, @errorMessage, @connectionId, @connectionName, @provider, @ttfbMs, @durationMs, @inputTokens,
-     @outputTokens, @skipped)`,
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
      status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms)
-   VALUES (@requestId, @attempt, @connectionId, @connectionName, @provider, @model, @startedAt, @status,
-     @errorClass, @errorCode, @errorMessage, @ttfbMs, @durationMs, @failedOver, @queuedMs)`,
-  'DELETE FROM proxy_logs WHERE started_at < @olderThan',
-  'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET @keep)',
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  'DELETE FROM proxy_logs WHERE started_at < ?',
+  'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
   'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
 ] as const;
 
@@ -118,56 +116,53 @@ const PRUNE_OLD = 2;
 const PRUNE_COUNT = 3;
 const PRUNE_ORPHANS = 4;
 
-/** One write: [index into LOG_WRITE_SQL, named parameters]. */
-export type LogWriteOp = [number, Record<string, unknown>];
+type SqlValue = string | number | null;
+/** One write: [index into LOG_WRITE_SQL, ...its positional values]. */
+export type LogWriteOp = [number, ...SqlValue[]];
 
 export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
   const ops: LogWriteOp[] = [];
   for (const e of entries) {
     ops.push([
       INSERT_REQUEST,
-      {
-        id: e.id,
-        startedAt: e.startedAt,
-        protocol: e.protocol,
-        path: e.path,
-        clientKeyId: e.clientKeyId,
-        requestedModel: e.requestedModel,
-        model: e.model,
-        stream: e.stream ? 1 : 0,
-        status: e.status,
-        errorCode: e.errorCode,
-        errorMessage: e.errorMessage,
-        connectionId: e.connectionId,
-        connectionName: e.connectionName,
-        provider: e.provider,
-        ttfbMs: e.ttfbMs,
-        durationMs: e.durationMs,
-        inputTokens: e.inputTokens,
-        outputTokens: e.outputTokens,
-        skipped: JSON.stringify(e.skipped),
-      },
+      e.id,
+      e.startedAt,
+      e.protocol,
+      e.path,
+      e.clientKeyId,
+      e.requestedModel,
+      e.model,
+      e.stream ? 1 : 0,
+      e.status,
+      e.errorCode,
+      e.errorMessage,
+      e.connectionId,
+      e.connectionName,
+      e.provider,
+      e.ttfbMs,
+      e.durationMs,
+      e.inputTokens,
+      e.outputTokens,
+      e.skipped.length ? JSON.stringify(e.skipped) : '[]',
     ]);
     for (const a of e.attempts) {
       ops.push([
         INSERT_ATTEMPT,
-        {
-          requestId: e.id,
-          attempt: a.attempt,
-          connectionId: a.connectionId,
-          connectionName: a.connectionName,
-          provider: a.provider,
-          model: a.model,
-          startedAt: a.startedAt,
-          status: a.status,
-          errorClass: a.errorClass,
-          errorCode: a.errorCode,
-          errorMessage: a.errorMessage,
-          ttfbMs: a.ttfbMs,
-          durationMs: a.durationMs,
-          failedOver: a.failedOver ? 1 : 0,
-          queuedMs: a.queuedMs,
-        },
+        e.id,
+        a.attempt,
+        a.connectionId,
+        a.connectionName,
+        a.provider,
+        a.model,
+        a.startedAt,
+        a.status,
+        a.errorClass,
+        a.errorCode,
+        a.errorMessage,
+        a.ttfbMs,
+        a.durationMs,
+        a.failedOver ? 1 : 0,
+        a.queuedMs,
       ]);
     }
   }
@@ -176,21 +171,17 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
 
 /** Deletes requests older than `olderThan` and beyond the newest `maxRows`, with their attempts. */
 export function pruneOps(olderThan: number, maxRows: number): LogWriteOp[] {
-  return [
-    [PRUNE_OLD, { olderThan }],
-    [PRUNE_COUNT, { keep: maxRows }],
-    [PRUNE_ORPHANS, {}],
-  ];
+  return [[PRUNE_OLD, olderThan], [PRUNE_COUNT, maxRows], [PRUNE_ORPHANS]];
 }
 
 /** Runs write ops in one transaction on a connection (this thread's, or the worker's). */
 export function runLogWrites(db: Db, ops: LogWriteOp[], cache?: Map<number, Statement>): void {
   const stmts = cache ?? new Map<number, Statement>();
   db.transaction(() => {
-    for (const [i, params] of ops) {
+    for (const [i, ...values] of ops) {
       let st = stmts.get(i);
       if (!st) stmts.set(i, (st = db.prepare(LOG_WRITE_SQL[i]!)));
-      st.run(params);
+      st.run(values);
     }
   })();
 }

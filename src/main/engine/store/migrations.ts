@@ -116,4 +116,14 @@ export const migrations: Migration[] = [
       CREATE INDEX idx_pla_connection ON proxy_log_attempts(connection_id, started_at);
     `,
   },
+  {
+    version: 2,
+    name: 'request log: drop the per-connection indexes',
+    // Every request writes the log; these two indexes cost a B-tree insert each and only served
+    // the dashboard's per-connection filter, which scans at most logs.maxRows rows without them.
+    sql: `
+      DROP INDEX IF EXISTS idx_pl_connection;
+      DROP INDEX IF EXISTS idx_pla_connection;
+    `,
+  },
 ];
