@@ -5,7 +5,7 @@ import { createStore } from 'zustand/vanilla';
 import type { ConnectionCreateInput, ConnectionUpdateInput } from '../../shared/contract';
 import type { ConnectionTestResult, ConnectionView } from '../../shared/model';
 import { describeError } from '../lib/errors';
-import { reportError, rethrow, Revision, type StoreContext } from './context';
+import { reportError, rethrow, Revision, type StoreContext, withPending } from './context';
 
 export interface TestState {
   running: boolean;
@@ -55,13 +55,7 @@ function applyPatch(c: ConnectionView, p: ConnectionUpdateInput): ConnectionView
 export function createConnectionsStore(ctx: StoreContext) {
   const rev = new Revision();
   return createStore<ConnectionsState>()((set, get) => {
-    const setPending = (id: string, on: boolean) =>
-      set((s) => {
-        const pending = { ...s.pending };
-        if (on) pending[id] = true;
-        else delete pending[id];
-        return { pending };
-      });
+    const setPending = (id: string, on: boolean) => set((s) => withPending(s.pending, id, on));
 
     return {
       list: [],

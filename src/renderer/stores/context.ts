@@ -45,3 +45,11 @@ export async function rethrow<T>(ctx: StoreContext, call: () => Promise<T>): Pro
     throw err;
   }
 }
+
+/** The `pending` map with one id marked (or unmarked) as having an action in flight. */
+export function withPending(pending: Record<string, boolean>, id: string, on: boolean): { pending: Record<string, boolean> } {
+  const next = { ...pending };
+  if (on) next[id] = true;
+  else delete next[id];
+  return { pending: next };
+}

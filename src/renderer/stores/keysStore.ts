@@ -2,7 +2,7 @@
 // reveal for copy-paste, revoke. Keys are not pushed; the list is re-read after each change.
 import { createStore } from 'zustand/vanilla';
 import type { ClientKeyView } from '../../shared/model';
-import { reportError, rethrow, type StoreContext } from './context';
+import { reportError, rethrow, type StoreContext, withPending } from './context';
 
 export interface KeysState {
   list: ClientKeyView[];
@@ -22,13 +22,7 @@ export const activeKeys = (list: ClientKeyView[]) => list.filter((k) => k.revoke
 
 export function createKeysStore(ctx: StoreContext) {
   return createStore<KeysState>()((set, get) => {
-    const setPending = (id: string, on: boolean) =>
-      set((s) => {
-        const pending = { ...s.pending };
-        if (on) pending[id] = true;
-        else delete pending[id];
-        return { pending };
-      });
+    const setPending = (id: string, on: boolean) => set((s) => withPending(s.pending, id, on));
     return {
       list: [],
       loaded: false,
