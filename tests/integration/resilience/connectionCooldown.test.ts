@@ -309,7 +309,7 @@ describe('terminal states', () => {
     expect(statuses).toEqual(['cooling', 'cooling', 'expired']);
     rig.clock.advance(3_600_000);
     const answer = await ask(rig.client);
-    expect(answer).toMatchObject({ status: 503, code: 'no_executable_targets' });
+    expect(answer).toMatchObject({ status: 404, code: 'no_executable_targets' });
     expect(fake.requestsFor({ key: KA })).toHaveLength(3);
   });
 

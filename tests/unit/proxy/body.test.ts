@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseJsonObject, rewriteModel } from '../../../src/main/engine/proxy/body';
 import { ProxyError } from '../../../src/main/engine/proxy/errors';
-import { estimateInputTokens } from '../../../src/main/engine/proxy/pipeline';
+import { estimateInputTokens } from '../../../src/main/engine/proxy/requestRecord';
 
 describe('request bodies', () => {
   it('rejects non-objects and malformed JSON with a typed 400', () => {

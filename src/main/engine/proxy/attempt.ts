@@ -1,0 +1,182 @@
+// One upstream attempt, as a chain of interceptors around the call itself, in the shape of
+// undici's interceptors: `(next) => (ctx) => Promise<AttemptOutcome>`. The innermost dispatch
+// sends the request and waits until the response is worth committing (its first body chunk).
+// Interceptors (credential refresh, the Claude low-priority lane, status restatement, ...) may add
+// upstream headers, retry on the same connection, or rewrite an outcome, and each is testable
+// alone with a fake `next`. Committing the response to the client is not part of an attempt
+// (commit.ts); reporting outcomes to the resilience layer is the pipeline's.
+import type { AttemptEntry } from '../../../shared/model';
+import type { Clock } from '../clock';
+import type { ConnectionRegistry } from '../connections/registry';
+import type { SecretRedactor } from '../logger';
+import type { UpstreamFailure } from '../resilience/port';
+import type { Target } from '../routing/target';
+import { readBodyText, toTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/client';
+import { buildUpstreamHeaders, upstreamTarget } from '../upstream/headers';
+import type { TimeoutResolver } from '../upstream/timeouts';
+import { rewriteModel } from './body';
+import { BodyReader, type FirstChunk } from './bodyReader';
+import type { InboundCall } from './inbound';
+import { errorMessageFrom, leadingStreamError } from './streamErrors';
+
+/** Abort reasons of a request's signal: the client went away, or an execution budget ran out. */
+export const CLIENT_GONE = new Error('client closed the connection');
+export const EXECUTION_EXPIRED = new Error('execution budget ran out');
+
+export interface AttemptContext {
+  readonly call: InboundCall;
+  readonly target: Target;
+  readonly stream: boolean;
+  /** Aborted when the client goes away or the execution budget runs out (see its reason). */
+  readonly signal: AbortSignal;
+  /** Upstream headers an interceptor adds or overrides for this attempt. */
+  readonly extraHeaders: Record<string, string>;
+  /** The request-log entry of this attempt; interceptors may annotate it. */
+  readonly entry: AttemptEntry;
+}
+
+/** An upstream error response as it may be relayed to the client. */
+export interface RelayableResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A 2xx response whose first body chunk has arrived; nothing has reached the client yet. */
+export interface ReadyResponse {
+  status: number;
+  headers: Record<string, string>;
+  reader: BodyReader;
+  /** The first chunk, or the end of an empty body. */
+  first: Exclude<FirstChunk, { kind: 'error' }>;
+  ttfbMs: number;
+  /** Monotonic time of the first body byte. */
+  firstByteAt: number;
+}
+
+export type AttemptOutcome =
+  | { kind: 'ready'; response: ReadyResponse }
+  | { kind: 'failed'; failure: UpstreamFailure; response: RelayableResponse | null; ttfbMs: number | null }
+  | { kind: 'aborted' }
+  | { kind: 'execution_timeout' };
+
+export type Dispatch = (ctx: AttemptContext) => Promise<AttemptOutcome>;
+export type AttemptInterceptor = (next: Dispatch) => Dispatch;
+
+/** Wraps `base` in the interceptors, the first one outermost. */
+export function composeDispatch(base: Dispatch, interceptors: readonly AttemptInterceptor[]): Dispatch {
+  let d = base;
+  for (let i = interceptors.length - 1; i >= 0; i--) d = interceptors[i]!(d);
+  return d;
+}
+
+export interface UpstreamCallDeps {
+  registry: ConnectionRegistry;
+  upstream: UpstreamClient;
+  timeouts: TimeoutResolver;
+  /** Scrubs known secrets out of upstream error text before it is stored or relayed. */
+  redactor: SecretRedactor;
+  clock: Clock;
+}
+
+const flatHeaders = (h: UpstreamResponse['headers']): Record<string, string> => {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (v === undefined) continue;
+    out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+};
+
+const abortedOutcome = (signal: AbortSignal): AttemptOutcome | null =>
+  !signal.aborted ? null : signal.reason === EXECUTION_EXPIRED ? { kind: 'execution_timeout' } : { kind: 'aborted' };
+
+/** The innermost dispatch: one HTTP call to the target's connection. */
+export function upstreamDispatch(deps: UpstreamCallDeps): Dispatch {
+  return async (ctx) => {
+    const { call, target, signal, stream } = ctx;
+    const { conn } = target;
+    const secret = deps.registry.secretOf(conn);
+    const body = target.model === call.json.model ? call.body : rewriteModel(call.body, call.json, target.model);
+    const timeouts = deps.timeouts.of(conn);
+    const headers = buildUpstreamHeaders(conn, secret, call.req.headers, { stream, hasBody: true });
+    for (const k in ctx.extraHeaders) headers[k] = ctx.extraHeaders[k]!;
+
+    const t0 = deps.clock.monotonic();
+    let upstream: UpstreamResponse;
+    try {
+      upstream = await deps.upstream.request({
+        ...upstreamTarget(conn, call.endpoint),
+        method: 'POST',
+        headers,
+        body,
+        signal,
+        connectTimeoutMs: timeouts.connectMs,
+        headersTimeoutMs: timeouts.headersMs,
+        idleTimeoutMs: timeouts.idleMs,
+      });
+    } catch (err) {
+      const a = abortedOutcome(signal);
+      if (a) return a;
+      const te = toTransportError(err);
+      return {
+        kind: 'failed',
+        failure: { kind: te.kind === 'aborted' ? 'network' : te.kind, status: null, headers: {}, body: '', message: te.message },
+        response: null,
+        ttfbMs: null,
+      };
+    }
+
+    const resHeaders = flatHeaders(upstream.headers);
+    if (upstream.status < 200 || upstream.status >= 300) {
+      // An upstream that quotes the key back ("Incorrect API key provided: sk-...") must not hand it
+      // to the agent, the connection's last error or the dashboard: scrub before anything reads it.
+      const text = deps.redactor.scrub(await readBodyText(upstream.body));
+      const a = abortedOutcome(signal);
+      if (a) return a;
+      return {
+        kind: 'failed',
+        failure: {
+          kind: 'http',
+          status: upstream.status,
+          headers: resHeaders,
+          body: text,
+          message: errorMessageFrom(text) ?? `upstream answered ${upstream.status}`,
+        },
+        response: { status: upstream.status, headers: resHeaders, body: text },
+        ttfbMs: Math.round(deps.clock.monotonic() - t0),
+      };
+    }
+
+    // 2xx: hold the client response until the first body chunk, so a stream that dies or stalls
+    // before producing anything can still fail over.
+    const reader = new BodyReader(upstream.body);
+    const first = await reader.first();
+    const firstByteAt = deps.clock.monotonic();
+    const ttfbMs = Math.round(firstByteAt - t0);
+    if (first.kind === 'error') {
+      const a = abortedOutcome(signal);
+      if (a) return a;
+      const te = toTransportError(first.error);
+      return {
+        kind: 'failed',
+        failure: { kind: te.kind === 'idle_timeout' ? 'stall' : 'network', status: null, headers: resHeaders, body: '', message: te.message },
+        response: null,
+        ttfbMs,
+      };
+    }
+    if (first.kind === 'chunk' && stream) {
+      const streamErr = leadingStreamError(first.chunk, deps.redactor);
+      if (streamErr) {
+        reader.destroy();
+        return {
+          kind: 'failed',
+          failure: { kind: 'stream_error', status: streamErr.status, headers: resHeaders, body: streamErr.body, message: streamErr.message },
+          response: { status: streamErr.status, headers: { 'content-type': 'application/json' }, body: streamErr.body },
+          ttfbMs,
+        };
+      }
+    }
+    return { kind: 'ready', response: { status: upstream.status, headers: resHeaders, reader, first, ttfbMs, firstByteAt } };
+  };
+}

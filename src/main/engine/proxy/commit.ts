@@ -1,0 +1,26 @@
+// Committing a ready upstream response to the client: the status and the upstream's headers (minus
+// hop-by-hop ones, plus what served it), then the body streamed with backpressure while its token
+// usage is read from the head and tail. What happens when the stream breaks after commit is the
+// pipeline's decision; this only reports it.
+import { HOP_BY_HOP } from '../upstream/headers';
+import { UsageTap } from '../upstream/usage';
+import type { Target } from '../routing/target';
+import type { ReadyResponse } from './attempt';
+import type { InboundCall } from './inbound';
+
+export type CommitResult =
+  | { completed: true; inputTokens: number | null; outputTokens: number | null }
+  | { completed: false; inputTokens: number | null; outputTokens: number | null; error: unknown };
+
+export async function commitResponse(call: InboundCall, target: Target, ready: ReadyResponse): Promise<CommitResult> {
+  const res = call.res;
+  const out: Record<string, string> = {};
+  for (const k in ready.headers) if (!HOP_BY_HOP.has(k)) out[k] = ready.headers[k]!;
+  out['x-switchyard-selected-connection-id'] = target.conn.id;
+  out['x-switchyard-request-id'] = call.requestId;
+  res.writeHead(ready.status, out);
+  const tap = new UsageTap();
+  const piped = await ready.reader.pipeTo(res, ready.first.kind === 'chunk' ? ready.first.chunk : null, tap);
+  const usage = tap.result();
+  return piped.ok ? { completed: true, ...usage } : { completed: false, ...usage, error: piped.error };
+}
