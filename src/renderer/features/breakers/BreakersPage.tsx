@@ -26,7 +26,7 @@ const STATE_HELP: Record<BreakerState, string> = {
   OPEN:
     'The provider is skipped: requests go to connections of other providers that serve the model, or get a 503 with a Retry-After when none can. Nothing is sent to it until its reset time is over.',
   HALF_OPEN:
-    'The reset time is over: one probe request goes to the connection most likely to be healthy, and the others wait about a second. A success on any connection of the provider closes the breaker; a failed probe opens it again for another reset time.',
+    'The reset time is over: one probe request goes to the connection most likely to be healthy; meanwhile other requests go elsewhere or are told to retry in a second. A success on any connection of the provider closes the breaker; a failed probe opens it again for another reset time.',
 };
 
 const STATE_ORDER: readonly BreakerState[] = ['CLOSED', 'DEGRADED', 'OPEN', 'HALF_OPEN'];
@@ -46,11 +46,11 @@ function FailureMeter({ b }: { b: BreakerView }) {
         aria-valuenow={b.failures}
       >
         <div className={`meter-fill ${b.failures >= b.failureThreshold ? 'danger' : b.failures >= b.degradationThreshold ? 'warn' : 'ok'}`} style={{ width: `${pct}%` }} />
-        <div className="meter-mark" style={{ left: `${degradePct}%` }} title={`DEGRADED from ${b.degradationThreshold}`} />
+        <div className="meter-mark" style={{ left: `${degradePct}%` }} title={`DEGRADED at ${b.degradationThreshold}`} />
       </div>
       <span className="tabular small">
         {b.failures} of {b.failureThreshold} to open
-        <span className="muted"> · degraded from {b.degradationThreshold}</span>
+        <span className="muted"> · DEGRADED at {b.degradationThreshold}</span>
       </span>
     </div>
   );
