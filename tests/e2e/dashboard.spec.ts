@@ -154,6 +154,8 @@ test('agent setup, client keys, settings, breakers, request log and app pages', 
   await expect(field).toHaveValue(before);
 
   await goTo(page, 'Provider breakers');
+  await expect(page.getByTestId('breaker-row').filter({ hasText: 'anthropic' })).toContainText('CLOSED');
+  await expect(page.getByRole('heading', { name: 'How a breaker decides' })).toBeVisible();
   await page.screenshot({ path: info.outputPath('breakers.png'), fullPage: true });
 
   await goTo(page, 'Cooldown manager');
