@@ -62,6 +62,24 @@ test('connections are added, tested, toggled and deleted through the dashboard',
   await expect(alpha.getByText('max 2')).toBeVisible();
   await expect(alpha.getByText('claude-e2e ≤ 1')).toBeVisible();
 
+  // An edit that touches neither cap leaves both where they are: a strict cap set through the API
+  // (rateLimitOverrides.maxConcurrent) is not turned into max_concurrent, and nothing is dropped.
+  type Stored = { id: string; name: string; priority: number; maxConcurrent: number | null; rateLimitOverrides: Record<string, unknown>; providerSpecificData: Record<string, unknown> };
+  const alphaRow = async () => (await app.api<Stored[]>('GET', '/api/providers')).find((c) => c.name === 'Alpha')!;
+  const overrides = { maxConcurrent: 1, modelConcurrency: { 'claude-e2e': 1 }, requestsPerMinute: 600 };
+  await app.api('PATCH', `/api/providers/${(await alphaRow()).id}`, { maxConcurrent: null, rateLimitOverrides: overrides });
+  await expect(alpha.getByText('strict cap 1')).toBeVisible();
+  await alpha.getByRole('button', { name: 'Edit Alpha' }).click();
+  const again = page.getByRole('dialog', { name: 'Edit Alpha' });
+  await expect(again.getByLabel('Max concurrent requests', { exact: true })).toHaveValue('');
+  await expect(again.getByLabel('Strict cap, all models', { exact: true })).toHaveValue('1');
+  await again.getByRole('textbox', { name: 'Priority', exact: true }).fill('3');
+  await again.getByRole('button', { name: 'Save changes' }).click();
+  await expect(again).toBeHidden();
+  await expect(alpha.getByText(/priority 3/)).toBeVisible();
+  expect(await alphaRow()).toMatchObject({ priority: 3, maxConcurrent: null, rateLimitOverrides: overrides, providerSpecificData: { lowPriorityMode: true } });
+  expect((await alphaRow()).rateLimitOverrides).toEqual(overrides);
+
   await connectionCard(page, 'Beta').getByRole('switch', { name: 'Enabled' }).uncheck();
   await expect(connectionCard(page, 'Beta').getByTestId('connection-state')).toHaveText(/Disabled/);
   await page.screenshot({ path: info.outputPath('connections.png'), fullPage: true });
@@ -136,6 +154,8 @@ test('agent setup, client keys, settings, breakers, request log and app pages', 
   await expect(field).toHaveValue(before);
 
   await goTo(page, 'Provider breakers');
+  await expect(page.getByTestId('breaker-row').filter({ hasText: 'anthropic' })).toContainText('CLOSED');
+  await expect(page.getByRole('heading', { name: 'How a breaker decides' })).toBeVisible();
   await page.screenshot({ path: info.outputPath('breakers.png'), fullPage: true });
 
   await goTo(page, 'Cooldown manager');

@@ -1,9 +1,16 @@
 // The add/edit connection form as plain data: what the inputs hold (strings, as typed), how a
-// stored connection fills them, and how they become a create or update input, checked first with
-// the same ranges the contract enforces. Errors are keyed by the API's field path, so an error the
-// engine names lands next to the same input.
+// stored connection fills them, and how they become a create input or an update that names only
+// what the user changed, checked first with the same ranges the contract enforces. Errors are
+// keyed by the API's field path, so an error the engine names lands next to the same input.
 import type { ConnectionCreateInput, ConnectionUpdateInput } from '../../shared/contract';
-import type { AuthClass, ConnectionKind, ConnectionView, ProviderSpecificData, RateLimitOverrides } from '../../shared/model';
+import type {
+  AuthClass,
+  ConnectionKind,
+  ConnectionTimeouts,
+  ConnectionView,
+  ProviderSpecificData,
+  RateLimitOverrides,
+} from '../../shared/model';
 import { KIND_INFO } from '../../shared/model';
 
 export interface ModelCapRow {
@@ -24,7 +31,10 @@ export interface ConnectionForm {
   enabled: boolean;
   models: string;
   passthroughModels: boolean;
+  /** provider_connections.max_concurrent: the account's real concurrency (shared-quota serialisation, fails open). */
   maxConcurrent: string;
+  /** rateLimitOverrides.maxConcurrent: the strict connection-wide cap (typed errors when no slot frees). */
+  strictMaxConcurrent: string;
   modelConcurrency: ModelCapRow[];
   disableCooling: boolean;
   rateLimitProtection: boolean;
@@ -60,6 +70,7 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
     models: '',
     passthroughModels: true,
     maxConcurrent: '',
+    strictMaxConcurrent: '',
     modelConcurrency: [],
     disableCooling: false,
     rateLimitProtection: false,
@@ -99,7 +110,8 @@ export function formFromConnection(c: ConnectionView): ConnectionForm {
     enabled: c.enabled,
     models: c.models.join('\n'),
     passthroughModels: c.passthroughModels,
-    maxConcurrent: str(c.maxConcurrent ?? ro.maxConcurrent),
+    maxConcurrent: str(c.maxConcurrent),
+    strictMaxConcurrent: str(ro.maxConcurrent),
     modelConcurrency: Object.entries(ro.modelConcurrency ?? {}).map(([model, cap]) => ({ model, cap: String(cap) })),
     disableCooling: c.disableCooling,
     rateLimitProtection: c.rateLimitProtection,
@@ -154,24 +166,31 @@ function validUrl(s: string): boolean {
 
 export type BuiltInput<T> = { ok: true; input: T } | { ok: false; errors: FormErrors };
 
-interface Common {
+/** The form read as values (undefined: the input is empty), each checked against the contract. */
+interface Parsed {
   name: string;
   kind: ConnectionKind;
-  provider?: string;
+  provider: string;
   authClass: AuthClass;
-  baseUrl?: string;
-  priority?: number;
+  baseUrl: string;
+  priority: number | undefined;
   enabled: boolean;
   models: string[];
   passthroughModels: boolean;
-  maxConcurrent: number | null;
-  rateLimitOverrides: RateLimitOverrides;
+  maxConcurrent: number | undefined;
   disableCooling: boolean;
-  providerSpecificData: ProviderSpecificData;
-  timeouts: { connectMs?: number; headersMs?: number; idleMs?: number };
+  overrides: RateLimitOverrides;
+  lowPriorityMode: boolean;
+  autoLimitReset: boolean;
+  organizationUUID: string;
+  rateLimitResetSeconds: number | undefined;
+  timeouts: ConnectionTimeouts;
 }
 
-function buildCommon(f: ConnectionForm, original: ConnectionView | undefined, errors: FormErrors): Common {
+const OVERRIDE_KEYS = ['maxConcurrent', 'modelConcurrency', 'maxWaitMs', 'executionMaxWaitMs', 'requestsPerMinute', 'minTimeMs'] as const;
+const TIMEOUT_KEYS = ['connectMs', 'headersMs', 'idleMs'] as const;
+
+function parseForm(f: ConnectionForm, errors: FormErrors): Parsed {
   const info = KIND_INFO[f.kind];
   const name = f.name.trim();
   if (!name) errors.name = 'give the connection a name';
@@ -212,101 +231,188 @@ function buildCommon(f: ConnectionForm, original: ConnectionView | undefined, er
     if (cap !== undefined) modelConcurrency[model] = cap;
   });
 
-  const rateLimitOverrides: RateLimitOverrides = {};
-  const setRo = (k: keyof RateLimitOverrides, v: number | undefined) => {
-    if (v !== undefined) (rateLimitOverrides as Record<string, unknown>)[k] = v;
+  const overrides: RateLimitOverrides = {
+    maxConcurrent: intIn(errors, 'rateLimitOverrides.maxConcurrent', f.strictMaxConcurrent, 1, 100_000),
+    modelConcurrency: Object.keys(modelConcurrency).length ? modelConcurrency : undefined,
+    maxWaitMs: intIn(errors, 'rateLimitOverrides.maxWaitMs', f.maxWaitMs, 1, 86_400_000),
+    executionMaxWaitMs: intIn(errors, 'rateLimitOverrides.executionMaxWaitMs', f.executionMaxWaitMs, 1, 86_400_000),
+    requestsPerMinute: intIn(errors, 'rateLimitOverrides.requestsPerMinute', f.requestsPerMinute, 1, 1_000_000),
+    minTimeMs: intIn(errors, 'rateLimitOverrides.minTimeMs', f.minTimeMs, 0, 3_600_000),
   };
-  setRo('maxWaitMs', intIn(errors, 'rateLimitOverrides.maxWaitMs', f.maxWaitMs, 1, 86_400_000));
-  setRo('executionMaxWaitMs', intIn(errors, 'rateLimitOverrides.executionMaxWaitMs', f.executionMaxWaitMs, 1, 86_400_000));
-  setRo('requestsPerMinute', intIn(errors, 'rateLimitOverrides.requestsPerMinute', f.requestsPerMinute, 1, 1_000_000));
-  setRo('minTimeMs', intIn(errors, 'rateLimitOverrides.minTimeMs', f.minTimeMs, 0, 3_600_000));
-  if (Object.keys(modelConcurrency).length) rateLimitOverrides.modelConcurrency = modelConcurrency;
 
-  // Keep whatever else is stored in providerSpecificData; set only what this form edits.
-  const psd: ProviderSpecificData = { ...(original?.providerSpecificData ?? {}) };
-  if (hasClaudeOptions(f.kind)) {
-    psd.lowPriorityMode = f.lowPriorityMode;
-    psd.autoLimitReset = f.autoLimitReset;
-    const org = f.organizationUUID.trim();
-    if (org.length > 100) errors['providerSpecificData.organizationUUID'] = 'at most 100 characters';
-    if (org) psd.organizationUUID = org;
-    else delete psd.organizationUUID;
+  const organizationUUID = f.organizationUUID.trim();
+  if (hasClaudeOptions(f.kind) && organizationUUID.length > 100) {
+    errors['providerSpecificData.organizationUUID'] = 'at most 100 characters';
   }
-  const resetSeconds = intIn(
+  const rateLimitResetSeconds = intIn(
     errors,
     'providerSpecificData.rotationOverrides.rateLimitResetSeconds',
     f.rateLimitResetSeconds,
     1,
     21_600,
   );
-  if (resetSeconds !== undefined) psd.rotationOverrides = { ...(psd.rotationOverrides ?? {}), rateLimitResetSeconds: resetSeconds };
-  else if (psd.rotationOverrides) {
-    const { rateLimitResetSeconds: _drop, ...rest } = psd.rotationOverrides;
-    if (Object.keys(rest).length) psd.rotationOverrides = rest;
-    else delete psd.rotationOverrides;
-  }
 
-  const timeouts: Common['timeouts'] = {};
-  const connectMs = intIn(errors, 'timeouts.connectMs', f.connectMs, 100, 600_000);
-  const headersMs = intIn(errors, 'timeouts.headersMs', f.headersMs, 1_000, 86_400_000);
-  const idleMs = intIn(errors, 'timeouts.idleMs', f.idleMs, 1_000, 3_600_000);
-  if (connectMs !== undefined) timeouts.connectMs = connectMs;
-  if (headersMs !== undefined) timeouts.headersMs = headersMs;
-  if (idleMs !== undefined) timeouts.idleMs = idleMs;
+  const timeouts: ConnectionTimeouts = {
+    connectMs: intIn(errors, 'timeouts.connectMs', f.connectMs, 100, 600_000),
+    headersMs: intIn(errors, 'timeouts.headersMs', f.headersMs, 1_000, 86_400_000),
+    idleMs: intIn(errors, 'timeouts.idleMs', f.idleMs, 1_000, 3_600_000),
+  };
 
   return {
     name,
     kind: f.kind,
-    ...(provider ? { provider } : {}),
+    provider,
     authClass: f.authClass,
-    ...(baseUrl ? { baseUrl } : {}),
-    ...(priority !== undefined ? { priority } : {}),
+    baseUrl,
+    priority,
     enabled: f.enabled,
     models,
     passthroughModels: f.passthroughModels,
-    maxConcurrent: maxConcurrent ?? null,
-    rateLimitOverrides,
+    maxConcurrent,
     disableCooling: f.disableCooling,
-    providerSpecificData: psd,
+    overrides,
+    lowPriorityMode: f.lowPriorityMode,
+    autoLimitReset: f.autoLimitReset,
+    organizationUUID,
+    rateLimitResetSeconds,
     timeouts,
   };
 }
 
+/** Drops the keys whose value is undefined (an empty input sets nothing). */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** Value equality for the form's values (objects compared key by key, in any order). */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => same(v, b[i]));
+  }
+  if (!a || !b || typeof a !== 'object' || typeof b !== 'object') return false;
+  const ka = Object.keys(defined(a));
+  const kb = Object.keys(defined(b));
+  return ka.length === kb.length && ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
 export function buildCreateInput(f: ConnectionForm): BuiltInput<ConnectionCreateInput> {
   const errors: FormErrors = {};
-  const common = buildCommon(f, undefined, errors);
+  const p = parseForm(f, errors);
   const secret = f.secret.trim();
   if (!secret && KIND_INFO[f.kind].secretRequired) errors.secret = 'an API key is required for this kind';
   if (Object.keys(errors).length) return { ok: false, errors };
-  const { maxConcurrent, ...rest } = common;
+  const psd: ProviderSpecificData = {};
+  if (hasClaudeOptions(p.kind)) {
+    psd.lowPriorityMode = p.lowPriorityMode;
+    psd.autoLimitReset = p.autoLimitReset;
+    if (p.organizationUUID) psd.organizationUUID = p.organizationUUID;
+  }
+  if (p.rateLimitResetSeconds !== undefined) psd.rotationOverrides = { rateLimitResetSeconds: p.rateLimitResetSeconds };
   return {
     ok: true,
     input: {
-      ...rest,
-      ...(maxConcurrent !== null ? { maxConcurrent } : {}),
+      name: p.name,
+      kind: p.kind,
+      ...(p.provider ? { provider: p.provider } : {}),
+      authClass: p.authClass,
+      ...(p.baseUrl ? { baseUrl: p.baseUrl } : {}),
+      ...(p.priority !== undefined ? { priority: p.priority } : {}),
+      enabled: p.enabled,
+      models: p.models,
+      passthroughModels: p.passthroughModels,
+      ...(p.maxConcurrent !== undefined ? { maxConcurrent: p.maxConcurrent } : {}),
+      rateLimitOverrides: defined(p.overrides),
+      disableCooling: p.disableCooling,
+      providerSpecificData: psd,
+      timeouts: defined(p.timeouts),
       ...(secret ? { secret } : {}),
       rateLimitProtection: f.rateLimitProtection,
     },
   };
 }
 
-/** A full update of the fields the form edits; the secret only when typed or removed. */
-export function buildUpdateInput(f: ConnectionForm, original: ConnectionView): BuiltInput<ConnectionUpdateInput> {
+/**
+ * The update (a PATCH) for an edit: only what the user changed. `opened` is the connection the form
+ * was filled from; a field whose value still equals it is left out, so the stored value stays as it
+ * is, whatever the form can or cannot show. A changed key inside rateLimitOverrides,
+ * providerSpecificData or timeouts is merged into that object as stored now (`latest`), so the
+ * keys the user did not touch are sent back unchanged. The secret is sent only when typed or removed.
+ */
+export function buildUpdateInput(
+  f: ConnectionForm,
+  opened: ConnectionView,
+  latest: ConnectionView = opened,
+): BuiltInput<ConnectionUpdateInput> {
   const errors: FormErrors = {};
-  const common = buildCommon(f, original, errors);
+  const now = parseForm(f, errors);
+  const was = parseForm(formFromConnection(opened), {});
+  const info = KIND_INFO[f.kind];
   const secret = f.secret.trim();
-  if (f.removeSecret && KIND_INFO[f.kind].secretRequired) errors.secret = 'this kind needs an API key; enter a new one instead';
-  if (!secret && !f.removeSecret && !original.secret.set && KIND_INFO[f.kind].secretRequired) {
+  if (f.removeSecret && info.secretRequired) errors.secret = 'this kind needs an API key; enter a new one instead';
+  if (!secret && !f.removeSecret && !latest.secret.set && info.secretRequired) {
     errors.secret = 'an API key is required for this kind';
   }
   if (Object.keys(errors).length) return { ok: false, errors };
-  const input: ConnectionUpdateInput = { ...common };
-  // An emptied optional field goes back to the kind's default.
-  if (!common.provider && KIND_INFO[f.kind].defaultProvider) input.provider = KIND_INFO[f.kind].defaultProvider!;
-  if (!common.baseUrl && KIND_INFO[f.kind].defaultBaseUrl) input.baseUrl = KIND_INFO[f.kind].defaultBaseUrl!;
+
+  const input: ConnectionUpdateInput = {};
+  const changed = <K extends keyof Parsed>(k: K) => !same(now[k], was[k]);
+  if (changed('name')) input.name = now.name;
+  if (changed('kind')) input.kind = now.kind;
+  // An emptied provider or base URL goes back to the kind's default.
+  if (changed('provider')) input.provider = now.provider || info.defaultProvider!;
+  if (changed('authClass')) input.authClass = now.authClass;
+  if (changed('baseUrl')) input.baseUrl = now.baseUrl || info.defaultBaseUrl!;
+  if (changed('priority')) input.priority = now.priority ?? 1;
+  if (changed('enabled')) input.enabled = now.enabled;
+  if (changed('models')) input.models = now.models;
+  if (changed('passthroughModels')) input.passthroughModels = now.passthroughModels;
+  if (changed('maxConcurrent')) input.maxConcurrent = now.maxConcurrent ?? null;
+  if (changed('disableCooling')) input.disableCooling = now.disableCooling;
+
+  const ro = mergeKeys(latest.rateLimitOverrides ?? {}, now.overrides, was.overrides, OVERRIDE_KEYS);
+  if (ro) input.rateLimitOverrides = ro;
+  const timeouts = mergeKeys(latest.timeouts ?? {}, now.timeouts, was.timeouts, TIMEOUT_KEYS);
+  if (timeouts) input.timeouts = timeouts;
+
+  const psd: ProviderSpecificData = { ...(latest.providerSpecificData ?? {}) };
+  let psdChanged = false;
+  if (hasClaudeOptions(now.kind)) {
+    if (now.lowPriorityMode !== was.lowPriorityMode) psd.lowPriorityMode = now.lowPriorityMode;
+    if (now.autoLimitReset !== was.autoLimitReset) psd.autoLimitReset = now.autoLimitReset;
+    if (now.organizationUUID !== was.organizationUUID) {
+      if (now.organizationUUID) psd.organizationUUID = now.organizationUUID;
+      else delete psd.organizationUUID;
+    }
+    psdChanged = now.lowPriorityMode !== was.lowPriorityMode || now.autoLimitReset !== was.autoLimitReset || now.organizationUUID !== was.organizationUUID;
+  }
+  if (now.rateLimitResetSeconds !== was.rateLimitResetSeconds) {
+    psdChanged = true;
+    const { rateLimitResetSeconds: _drop, ...rest } = psd.rotationOverrides ?? {};
+    if (now.rateLimitResetSeconds !== undefined) psd.rotationOverrides = { ...rest, rateLimitResetSeconds: now.rateLimitResetSeconds };
+    else if (Object.keys(rest).length) psd.rotationOverrides = rest;
+    else delete psd.rotationOverrides;
+  }
+  if (psdChanged) input.providerSpecificData = psd;
+
   if (secret) input.secret = secret;
   else if (f.removeSecret) input.secret = null;
   return { ok: true, input };
+}
+
+/**
+ * The stored object with the keys the user changed set (or, emptied, removed); null when the user
+ * changed none of them, so the object is not sent at all.
+ */
+function mergeKeys<T extends object>(stored: T, now: T, was: T, keys: readonly (keyof T)[]): T | null {
+  const changedKeys = keys.filter((k) => !same(now[k], was[k]));
+  if (changedKeys.length === 0) return null;
+  const out = { ...stored };
+  for (const k of changedKeys) {
+    if (now[k] === undefined) delete out[k];
+    else out[k] = now[k];
+  }
+  return out;
 }
 
 /** The error for an input: an exact match, or one the engine reported deeper inside it. */

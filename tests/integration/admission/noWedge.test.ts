@@ -1,8 +1,9 @@
 // The queue never wedges (issue 5): 64 concurrent clients for a bounded time (and a bounded number
 // of requests) against a loopback upstream that answers 429 beyond 2 in flight, through a protected
-// connection capped at 2. Every client gets a success or a typed error within its budget, no
-// request stays queued past maxWaitMs, the upstream never sees more than the cap, and afterwards
-// nothing is left queued or in flight and the connection still serves.
+// connection capped at 2. Every client gets a success or a typed error, no request is dispatched
+// after waiting past maxWaitMs (by the engine's own queuedMs in the request log), the upstream never
+// sees more than the cap, and afterwards nothing is left queued or in flight and the connection
+// still serves. The run time is only a loop bound: nothing here asserts how fast anything was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionView, RequestLogEntry } from '../../../src/shared/model';
 import { FakeUpstream, openaiCompletion } from '../../support/fakeUpstream';
@@ -13,6 +14,11 @@ const CLIENTS = 64;
 const RUN_MS = 4_000;
 const MAX_REQUESTS = 1_500;
 const MAX_WAIT_MS = 1_500;
+/**
+ * The engine checks the budget on the wall clock (whole milliseconds) and logs queuedMs from the
+ * monotonic clock, rounded: the two may differ by a millisecond or two, never by a late dispatch.
+ */
+const CLOCK_GRANULARITY_MS = 5;
 const CAP = 2;
 /** Every 40th upstream request declares a short wait (spacing), so pauses happen under load too. */
 const SPACING_EVERY = 40;
@@ -63,15 +69,13 @@ describe('the request queue under load', () => {
     `${CLIENTS} clients against a cap of ${CAP}: every answer is a success or a typed error, nothing waits past maxWaitMs`,
     async () => {
       const client = openaiClient(t);
-      const outcomes: (Outcome & { elapsedMs: number })[] = [];
-      const endAt = Date.now() + RUN_MS;
+      const outcomes: Outcome[] = [];
+      const endAt = Date.now() + RUN_MS; // a loop bound only
       let sent = 0;
       const runClient = async (i: number) => {
         while (Date.now() < endAt && sent < MAX_REQUESTS) {
           sent++;
-          const started = Date.now();
-          const out = await ask(client, `model-${i % 4}`);
-          outcomes.push({ ...out, elapsedMs: Date.now() - started });
+          outcomes.push(await ask(client, `model-${i % 4}`));
         }
       };
       await Promise.all(Array.from({ length: CLIENTS }, (_, i) => runClient(i)));
@@ -85,10 +89,8 @@ describe('the request queue under load', () => {
       expect(fake.maxInFlight).toBeLessThanOrEqual(CAP);
       expect(fake.requests.every((r) => !r.clientClosed)).toBe(true);
 
-      // Within budget: queue wait, plus the slowest scripted answer, plus generous scheduling slack.
-      for (const o of outcomes) expect(o.elapsedMs).toBeLessThan(MAX_WAIT_MS + 3_000);
-
-      // No request waited in the queue past maxWaitMs (read from the request log).
+      // No request was dispatched after waiting past maxWaitMs (the engine's queuedMs, from the log);
+      // the ones that would have been got RATE_LIMIT_QUEUE_TIMEOUT instead.
       const entries: RequestLogEntry[] = [];
       let before: number | undefined;
       for (;;) {
@@ -98,7 +100,11 @@ describe('the request queue under load', () => {
         before = page.nextBefore;
       }
       expect(entries.length).toBe(outcomes.length);
-      for (const e of entries) for (const a of e.attempts) expect(a.queuedMs).toBeLessThanOrEqual(MAX_WAIT_MS + 50);
+      const dispatched = entries.flatMap((e) => e.attempts);
+      expect(dispatched.length).toBeGreaterThan(0);
+      expect(dispatched.filter((a) => a.queuedMs === null)).toEqual([]);
+      const late = dispatched.map((a) => a.queuedMs ?? 0).filter((ms) => ms > MAX_WAIT_MS + CLOCK_GRANULARITY_MS);
+      expect(late).toEqual([]);
 
       // Nothing leaked: the connection is idle and still serves.
       const view = await admissionOf(t, conn.id);

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   SETTING_KEYS,
+  defaultValues,
   parseEnvValue,
   settingDefs,
   validatePatch,
@@ -10,13 +11,68 @@ import {
 } from '../../../src/shared/settings';
 import { effectiveFor, resolveSettings } from '../../../src/main/engine/settings/resolve';
 
-describe('resolveSettings precedence', () => {
-  it('uses the built-in default, with source "default", when nothing else is set', () => {
+/**
+ * The defaults the spec states, written out (not read from settingDefs), so a changed default
+ * fails here. Each entry names the requirement it comes from.
+ */
+const SPEC_DEFAULTS: [SettingKey, unknown, string][] = [
+  ['providerBreaker.oauth.degradationThreshold', 5, 'R-CB-08'],
+  ['providerBreaker.oauth.failureThreshold', 8, 'R-CB-08'],
+  ['providerBreaker.oauth.resetTimeoutMs', 60_000, 'R-CB-08'],
+  ['providerBreaker.apikey.degradationThreshold', 7, 'R-CB-08'],
+  ['providerBreaker.apikey.failureThreshold', 12, 'R-CB-08'],
+  ['providerBreaker.apikey.resetTimeoutMs', 30_000, 'R-CB-08'],
+  ['providerBreaker.local.failureThreshold', 2, 'R-CB-08'],
+  ['providerBreaker.local.resetTimeoutMs', 15_000, 'R-CB-08'],
+  ['providerCooldown.enabled', false, 'R-PCW-01'],
+  ['providerCooldown.oauth.failureThreshold', 10, 'R-PCW-04'],
+  ['providerCooldown.oauth.failureWindowMs', 15 * 60_000, 'R-PCW-04'],
+  ['providerCooldown.oauth.cooldownMs', 5 * 60_000, 'R-PCW-04'],
+  ['providerCooldown.apikey.failureThreshold', 15, 'R-PCW-04'],
+  ['providerCooldown.apikey.failureWindowMs', 30 * 60_000, 'R-PCW-04'],
+  ['providerCooldown.apikey.cooldownMs', 10 * 60_000, 'R-PCW-04'],
+  ['providerCooldown.local.failureThreshold', 2, 'R-PCW-04'],
+  ['providerCooldown.local.failureWindowMs', 5 * 60_000, 'R-PCW-04'],
+  ['providerCooldown.local.cooldownMs', 60_000, 'R-PCW-04'],
+  ['connectionCooldown.oauthBaseMs', 5_000, 'R-CC-04'],
+  ['connectionCooldown.apikeyBaseMs', 3_000, 'R-CC-04'],
+  ['streamStallCooldown.enabled', false, 'R-CC-23'],
+  ['p2cLatency.weight', 0, 'R-CC-25'],
+  ['modelLockout.enabled', false, 'R-ML-06'],
+  ['modelLockout.errorCodes', [403, 404, 429, 502, 503, 504], 'R-ML-07'],
+  ['modelLockout.baseCooldownMs', 120_000, 'R-ML-08'],
+  ['modelLockout.maxCooldownMs', 1_800_000, 'R-ML-09'],
+  ['modelLockout.maxBackoffSteps', 10, 'R-ML-10'],
+  ['modelLockout.useExponentialBackoff', true, 'R-ML-11'],
+  ['quotaShareConcurrencyLimit.enabled', true, 'R-SQ-14'],
+  ['requestQueue.maxWaitMs', 30_000, 'R-RQ-04'],
+  ['requestQueue.executionMaxWaitMs', 600_000, 'R-RQ-05'],
+  ['requestQueue.maxQueueDepth', 0, 'R-RQ-22'],
+  ['requestQueue.autoEnableApiKeyProviders', true, 'R-RQ-23'],
+];
+
+/** Defaults the spec leaves open and ARCHITECTURE.md decides. */
+const DECIDED_DEFAULTS: [SettingKey, unknown, string][] = [
+  ['proxy.port', 8480, 'ARCHITECTURE: loopback ports'],
+  ['routing.strategy', 'round-robin', 'ARCHITECTURE: selection within a priority'],
+  ['connectionCooldown.maxBackoffSteps', 10, 'ARCHITECTURE: connection cooldown'],
+  ['connectionCooldown.useUpstreamRetryHints', true, 'ARCHITECTURE: connection cooldown'],
+  ['providerQuotaOverrides', [], 'ARCHITECTURE: Automatic = no entry'],
+  ['rotation.rateLimitResetSeconds', null, 'R-CC-12: unset, the backoff applies'],
+];
+
+describe('built-in defaults', () => {
+  it.each([...SPEC_DEFAULTS, ...DECIDED_DEFAULTS])('%s defaults to %j (%s)', (key, value) => {
+    expect(defaultValues()[key]).toEqual(value);
     const r = resolveSettings({}, {});
-    for (const k of SETTING_KEYS) {
-      expect(r.sources[k], k).toBe('default');
-      expect(r.values[k], k).toEqual(settingDefs[k].default);
-    }
+    expect([r.values[key], r.sources[key]]).toEqual([value, 'default']);
+  });
+});
+
+describe('resolveSettings precedence', () => {
+  it('every value has source "default", and no warning, when nothing else is set', () => {
+    const r = resolveSettings({}, {});
+    for (const k of SETTING_KEYS) expect(r.sources[k], k).toBe('default');
     expect(r.warnings).toEqual([]);
   });
 

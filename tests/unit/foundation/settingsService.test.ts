@@ -62,7 +62,7 @@ describe('SettingsService.patch', () => {
     expectBadInput(() => s.patch({ 'requestQueue.maxWaitMs': 5000, routing: { strategy: 'sometimes' } }), 'routing.strategy');
     expectBadInput(() => s.patch({ 'requestQueue.maxWaitMs': 5000, 'requestQueue.nope': 1 }), 'requestQueue.nope');
     expect(storedSettings()).toEqual({});
-    expect(s.values['requestQueue.maxWaitMs']).toBe(settingDefs['requestQueue.maxWaitMs'].default);
+    expect(s.values['requestQueue.maxWaitMs']).toBe(30_000);
   });
 
   it('writes nothing when the cross-field rule fails against the saved values', () => {
@@ -129,7 +129,7 @@ describe('SettingsService.patch', () => {
 describe('SettingsService at start-up', () => {
   it('logs a warning for an unusable env value and keeps the default', () => {
     const s = service({ RATE_LIMIT_MAX_WAIT_MS: 'later' });
-    expect(s.values['requestQueue.maxWaitMs']).toBe(settingDefs['requestQueue.maxWaitMs'].default);
+    expect(s.values['requestQueue.maxWaitMs']).toBe(30_000);
     expect(sink.lines.join('')).toMatch(/WARN .*RATE_LIMIT_MAX_WAIT_MS/);
   });
 

@@ -132,7 +132,7 @@ describe('connection form', () => {
     expect(form.maxConcurrent).toBe('3');
     const r = buildUpdateInput({ ...form, autoLimitReset: true }, c);
     expect(r.ok && r.input.secret).toBeUndefined();
-    expect(r.ok && r.input.providerSpecificData).toEqual({ organizationUUID: 'org', custom: 1, lowPriorityMode: false, autoLimitReset: true });
+    expect(r.ok && r.input.providerSpecificData).toEqual({ organizationUUID: 'org', custom: 1, autoLimitReset: true });
     const withKey = buildUpdateInput({ ...form, secret: 'new' }, c);
     expect(withKey.ok && withKey.input.secret).toBe('new');
   });

@@ -42,6 +42,8 @@ export function ConnectionCard({
   const store = d.connections.getState();
   const psd = conn.providerSpecificData ?? {};
   const modelCaps = Object.entries(conn.rateLimitOverrides?.modelConcurrency ?? {});
+  const strictCap = conn.rateLimitOverrides?.maxConcurrent;
+  const caps = [conn.maxConcurrent ? `max ${conn.maxConcurrent}` : null, strictCap ? `strict cap ${strictCap}` : null].filter(Boolean);
 
   return (
     <article className={`conn-card state-${state.kind}`} aria-labelledby={titleId} data-testid="connection-card">
@@ -128,8 +130,14 @@ export function ConnectionCard({
         <div>
           <dt>Concurrency</dt>
           <dd>
-            {conn.maxConcurrent ? `max ${conn.maxConcurrent}` : <span className="muted">no cap</span>}
-            {modelCaps.length > 0 && <span className="muted"> · {modelCaps.map(([m, c]) => `${m} ≤ ${c}`).join(', ')}</span>}
+            {caps.join(' · ')}
+            {caps.length === 0 && modelCaps.length === 0 && <span className="muted">no cap</span>}
+            {modelCaps.length > 0 && (
+              <span className="muted">
+                {caps.length > 0 && ' · '}
+                {modelCaps.map(([m, c]) => `${m} ≤ ${c}`).join(', ')}
+              </span>
+            )}
           </dd>
         </div>
         <div>

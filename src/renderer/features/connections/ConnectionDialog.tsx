@@ -86,7 +86,9 @@ export function ConnectionDialog({ connection, onClose }: { connection?: Connect
     const store = d.connections.getState();
     let save: () => Promise<unknown>;
     if (connection) {
-      const built = buildUpdateInput(form, connection);
+      // Only what the user changed since the dialog opened, merged into the connection as stored now.
+      const latest = store.list.find((c) => c.id === connection.id) ?? connection;
+      const built = buildUpdateInput(form, connection, latest);
       if (!built.ok) return showErrors(built.errors);
       save = () => store.save(connection.id, built.input, form.rateLimitProtection);
     } else {
@@ -232,7 +234,16 @@ export function ConnectionDialog({ connection, onClose }: { connection?: Connect
 
         <Section title="Limits" hint="Subscription accounts often allow only a few requests at once; going over causes 429s and cooldowns.">
           <div className="form-grid">
-            {text('maxConcurrent', 'maxConcurrent', 'Max concurrent requests', { inputMode: 'numeric', placeholder: 'no cap', hint: 'Empty means no cap.' })}
+            {text('maxConcurrent', 'maxConcurrent', 'Max concurrent requests', {
+              inputMode: 'numeric',
+              placeholder: 'no limit',
+              hint: "The account's real concurrency (e.g. 1 for GLM, 2 for MiniMax). Extra requests wait their turn; one that waits longer than the concurrency wait timeout goes ahead anyway. Empty: no limit.",
+            })}
+            {text('strictMaxConcurrent', 'rateLimitOverrides.maxConcurrent', 'Strict cap, all models', {
+              inputMode: 'numeric',
+              placeholder: 'no cap',
+              hint: 'Never more than this many at once. An extra request waits for a slot; if none frees in time it moves to the next connection or fails with SEMAPHORE_TIMEOUT. Empty: no cap.',
+            })}
           </div>
           <div className="subfield">
             <div className="subfield-label" id="model-caps-label">
@@ -243,7 +254,7 @@ export function ConnectionDialog({ connection, onClose }: { connection?: Connect
                 {err('rateLimitOverrides.modelConcurrency')}
               </div>
             )}
-            {modelRows.length === 0 && <p className="hint">No per-model caps.</p>}
+            {modelRows.length === 0 && <p className="hint">No per-model caps. A cap counts requests for one exact upstream model id (e.g. glm-5).</p>}
             {modelRows.map((row, i) => (
               <div className="model-cap-row" key={i}>
                 <Field label={`Model ${i + 1}`} error={errors[`rateLimitOverrides.modelConcurrency.${i}`]}>
