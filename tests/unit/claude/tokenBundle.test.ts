@@ -1,5 +1,9 @@
 // Claude Code's credentials file, pasted tokens, and the stored bundle.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { claudeCodeCredentialsPath, readClaudeCodeCredentials } from '../../../src/main/engine/claude/claudeCodeCredentials';
 import { ClaudeAuthError } from '../../../src/main/engine/claude/claudeAuthError';
 import {
   bundleSecrets,
@@ -119,5 +123,20 @@ describe('stored bundle', () => {
   it('lists every secret for the redactor', () => {
     expect(bundleSecrets({ accessToken: ACCESS, refreshToken: REFRESH, expiresAt: null })).toEqual([ACCESS, REFRESH]);
     expect(bundleSecrets({ accessToken: ACCESS, refreshToken: null, expiresAt: null })).toEqual([ACCESS]);
+  });
+});
+
+describe('reading Claude Code\'s file', () => {
+  it('finds it under ~/.claude or CLAUDE_CONFIG_DIR, reads it, and names a missing file', async () => {
+    expect(claudeCodeCredentialsPath({}, '/home/u')).toBe(join('/home/u', '.claude', '.credentials.json'));
+    expect(claudeCodeCredentialsPath({ CLAUDE_CONFIG_DIR: '/cfg' }, '/home/u')).toBe(join('/cfg', '.credentials.json'));
+    const dir = mkdtempSync(join(tmpdir(), 'claude-creds-'));
+    const file = join(dir, '.credentials.json');
+    writeFileSync(file, fileWith({ accessToken: ACCESS, refreshToken: REFRESH, expiresAt: NOW + 1000 }));
+    await expect(readClaudeCodeCredentials(file, NOW)).resolves.toMatchObject({ accessToken: ACCESS, refreshToken: REFRESH });
+    await expect(readClaudeCodeCredentials(join(dir, 'missing.json'), NOW)).rejects.toMatchObject({ code: 'credentials_not_found', field: 'path' });
+    writeFileSync(file, '{ nope');
+    await expect(readClaudeCodeCredentials(file, NOW)).rejects.toMatchObject({ code: 'credentials_bad_json' });
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -11,6 +11,7 @@ export type ClaudeAuthErrorCode =
   | 'credentials_missing_field'
   | 'credentials_bad_field'
   | 'credentials_expired'
+  | 'credentials_not_found'
   // sign-in flow
   | 'login_missing_code'
   | 'login_state_mismatch'
@@ -29,6 +30,7 @@ const INPUT_CODES = new Set<ClaudeAuthErrorCode>([
   'credentials_missing_field',
   'credentials_bad_field',
   'credentials_expired',
+  'credentials_not_found',
   'login_missing_code',
   'login_state_mismatch',
   'login_denied',

@@ -12,6 +12,7 @@ export {
   serializeBundle,
   type ClaudeTokenBundle,
 } from './tokenBundle';
+export { claudeCodeCredentialsPath, readClaudeCodeCredentials } from './claudeCodeCredentials';
 export { exchangeCode, refreshTokens } from './tokenEndpoint';
 export { ClaudeTokenManager, type TokenAccountView, type TokenManagerDeps, type TokenOutcome } from './tokenManager';
 export { isLimit429, parseUnifiedHeaders, type SlowStatus, type UnifiedHeaders } from './unifiedHeaders';
