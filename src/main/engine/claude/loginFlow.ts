@@ -85,7 +85,12 @@ export class ClaudeLoginFlow {
       }, ttl),
     };
     if (mode === 'loopback') {
-      p.server = await this.listen(p);
+      try {
+        p.server = await this.listen(p);
+      } catch (err) {
+        p.cancelTimer();
+        throw err;
+      }
       const port = (p.server.address() as AddressInfo).port;
       p.redirectUri = `http://${this.deps.loopbackHost ?? 'localhost'}:${port}/callback`;
     }
