@@ -12,7 +12,8 @@ export type SettingGroup =
   | 'modelLockout'
   | 'requestQueue'
   | 'concurrency'
-  | 'routing';
+  | 'routing'
+  | 'claude';
 
 export type SettingUnit = 'ms' | 's' | 'count' | 'bytes' | 'port' | 'points' | 'days';
 

@@ -2,17 +2,20 @@
 // rules that parse, clamp and validate values. Resolution against env/persisted/connection
 // values lives in the engine (engine/settings/resolve.ts).
 import { admissionSettings } from './admission';
+import { claudeSettings } from './claude';
 import type { SettingDef, SettingGroup, ValueOfDef } from './define';
 import { proxySettings } from './proxy';
 import { resilienceSettings } from './resilience';
 
 export * from './define';
 export { providerQuotaOverrideSchema, type ProviderQuotaOverride } from './resilience';
+export { CLAUDE_CODE_CLIENT_ID } from './claude';
 
 export const settingDefs = {
   ...proxySettings,
   ...resilienceSettings,
   ...admissionSettings,
+  ...claudeSettings,
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingKey = keyof typeof settingDefs;
@@ -181,4 +184,5 @@ export const SETTING_GROUPS: { id: SettingGroup; label: string }[] = [
   { id: 'requestQueue', label: 'Request queue' },
   { id: 'concurrency', label: 'Concurrency' },
   { id: 'logs', label: 'Request log' },
+  { id: 'claude', label: 'Claude subscription accounts' },
 ];
