@@ -156,7 +156,7 @@ export async function createEngine(o: EngineOptions) {
     clientKeys,
     requestLog,
     token,
-    tester: new ConnectionTester(registry, upstream, clock),
+    tester: new ConnectionTester(registry, upstream, clock, redactor),
     proxy: () => ({ port: proxy.port, error: proxyError }),
     managementUrl: o.managementUrl ?? (() => null),
   });
