@@ -197,7 +197,8 @@ export class ConnectionRegistry {
 
   delete(id: string): boolean {
     const cur = this.byId.get(id);
-    if (!cur) return false;
+    // A stored row that could not be read is not in memory, but the user can still remove it.
+    if (!cur) return this.repo.isUnreadable(id) ? this.repo.delete(id) : false;
     this.repo.delete(id);
     this.redactor.release(secretOwner(id));
     this.secrets.delete(id);
