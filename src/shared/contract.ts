@@ -19,6 +19,7 @@ import type {
   SettingsPatchResult,
   SettingsView,
 } from './model';
+import { jsonTooDeep, jsonValueProblem, MANAGEMENT_JSON_MAX_DEPTH, prototypeKeyPath, type JsonLimits } from './jsonBounds';
 import { AUTH_CLASSES, CONNECTION_KINDS } from './model';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -45,17 +46,36 @@ const id = z.string().min(1).max(200);
 
 // ---- connection input ------------------------------------------------------------------------
 
+/**
+ * Limits on the free-form JSON a connection stores. Anything stored is read back, cloned and
+ * serialised on every list and push, so it must stay plain, shallow and small.
+ */
+export const PROVIDER_SPECIFIC_DATA_LIMITS: JsonLimits = { maxDepth: 8, maxChars: 64 * 1024 };
+export const RATE_LIMIT_OVERRIDES_LIMITS: JsonLimits = { maxDepth: 3, maxChars: 256 * 1024 };
+
+/** Refuses a value that is not plain JSON within `limits`; the message is prefixed with the field. */
+const withinJsonLimits =
+  (limits: JsonLimits) =>
+  (value: unknown, ctx: z.RefinementCtx): void => {
+    const problem = jsonValueProblem(value, limits);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  };
+
 const positiveInt = z.number().int().min(1);
 export const rateLimitOverridesSchema = z
   .object({
     maxConcurrent: positiveInt.max(100_000).optional(),
-    modelConcurrency: z.record(z.string().min(1).max(200), positiveInt.max(100_000)).optional(),
+    modelConcurrency: z
+      .record(z.string().min(1).max(200), positiveInt.max(100_000))
+      .refine((r) => Object.keys(r).length <= 2_000, 'lists more than 2000 models')
+      .optional(),
     maxWaitMs: z.number().int().min(1).max(86_400_000).optional(),
     executionMaxWaitMs: z.number().int().min(1).max(86_400_000).optional(),
     requestsPerMinute: positiveInt.max(1_000_000).optional(),
     minTimeMs: z.number().int().min(0).max(3_600_000).optional(),
   })
-  .strict();
+  .strict()
+  .superRefine(withinJsonLimits(RATE_LIMIT_OVERRIDES_LIMITS));
 
 export const providerSpecificDataSchema = z
   .object({
@@ -67,7 +87,8 @@ export const providerSpecificDataSchema = z
       .strict()
       .optional(),
   })
-  .catchall(z.unknown());
+  .catchall(z.unknown())
+  .superRefine(withinJsonLimits(PROVIDER_SPECIFIC_DATA_LIMITS));
 
 export const timeoutsSchema = z
   .object({
@@ -408,6 +429,11 @@ export const ipcChannel = (m: MethodName) => `${IPC_PREFIX}${m}`;
 export const ipcEventChannel = (e: EventName) => `${IPC_PREFIX}event:${e}`;
 /** Server-sent events stream of the headless shell. */
 export const EVENTS_PATH = '/api/events';
+/**
+ * Control event on that stream (not a topic): the engine dropped pushes for a client that stopped
+ * reading; the client should read every topic again.
+ */
+export const RESYNC_EVENT = 'resync';
 
 type Issue = z.core.$ZodIssue;
 
@@ -428,13 +454,27 @@ export function parseInput<M extends MethodName>(
   name: M,
   raw: unknown,
 ): { ok: true; value: ParsedInputOf<M> } | { ok: false; error: ApiErrorBody['error'] } {
+  const spec = contract[name] as MethodSpec;
+  const fieldOf = (p: string[]) => {
+    const inBody = spec.bodyField && p[0] === spec.bodyField;
+    return (inBody ? p.slice(1) : p).join('.') || (inBody ? '(body)' : '(input)');
+  };
+  // Before the schema: zod drops a "__proto__" key silently, and nothing below may recurse on
+  // hostile depth (IPC callers have no HTTP body limits in front of them).
+  if (jsonTooDeep(raw, MANAGEMENT_JSON_MAX_DEPTH + 1)) {
+    return { ok: false, error: { code: 'invalid_input', message: `nests deeper than ${MANAGEMENT_JSON_MAX_DEPTH} levels`, field: '(input)' } };
+  }
+  const protoKey = prototypeKeyPath(raw, MANAGEMENT_JSON_MAX_DEPTH + 1);
+  if (protoKey) {
+    const field = fieldOf(protoKey);
+    return { ok: false, error: { code: 'invalid_input', message: `${field}: a key named "${protoKey.at(-1)}" is not allowed`, field } };
+  }
   const r = contract[name].input.safeParse(raw ?? {});
   if (r.success) return { ok: true, value: r.data as ParsedInputOf<M> };
   const issue = closestIssue(r.error.issues[0]);
-  const spec = contract[name] as MethodSpec;
   let path = issue?.path.map(String) ?? [];
+  const field = fieldOf(path);
   if (spec.bodyField && path[0] === spec.bodyField) path = path.slice(1);
-  const field = path.join('.') || '(input)';
   let message = issue?.message ?? 'invalid input';
   if (issue?.code === 'unrecognized_keys') {
     const keys = (issue as { keys?: string[] }).keys ?? [];

@@ -240,6 +240,16 @@ export interface AdmissionView {
   models: { model: string; inFlight: number; queued: number; cap: number | null; pausedUntil: number | null }[];
 }
 
+/** A stored row the engine skipped because it cannot be read (it stays in the database). */
+export interface UnreadableRecord {
+  /** SQLite table, e.g. "provider_connections". */
+  table: string;
+  /** The row's key in that table (a connection id, a provider, "namespace/key", a request id). */
+  id: string;
+  /** What is wrong, naming the column (never its content). */
+  reason: string;
+}
+
 export interface HealthView {
   status: 'ok' | 'degraded';
   version: string;
@@ -249,6 +259,8 @@ export interface HealthView {
   proxy: { port: number | null; url: string | null; listening: boolean; error: string | null };
   breakers: BreakerView[];
   connections: { total: number; enabled: number; active: number; cooling: number; terminal: number };
+  /** Stored rows skipped because they cannot be read; any makes the status "degraded". */
+  store: { unreadable: UnreadableRecord[] };
 }
 
 export interface AppInfo {

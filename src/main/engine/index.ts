@@ -31,6 +31,7 @@ import { ConnectionsRepo } from './store/connectionsRepo';
 import { openStore, type Db } from './store/db';
 import { KeyValueRepo } from './store/keyValueRepo';
 import { LogsRepo } from './store/logsRepo';
+import { UnreadableRows } from './store/unreadableRows';
 import { UpstreamClient } from './upstream/client';
 import { TimeoutResolver } from './upstream/timeouts';
 import type { Random } from './random';
@@ -98,11 +99,13 @@ export async function createEngine(o: EngineOptions) {
   const token = ManagementToken.loadOrCreate(o.dataDir);
   const bus = new EventBus();
 
-  const settings = new SettingsService(new KeyValueRepo(db, () => clock.now()), env, log.child('settings'));
-  const registry = new ConnectionRegistry(new ConnectionsRepo(db), box, redactor, clock);
+  // Rows a repository cannot read are skipped, reported here, and listed in health.
+  const unreadable = new UnreadableRows(log.child('store'));
+  const settings = new SettingsService(new KeyValueRepo(db, () => clock.now(), unreadable), env, log.child('settings'));
+  const registry = new ConnectionRegistry(new ConnectionsRepo(db, unreadable), box, redactor, clock);
   const clientKeys = new ClientKeyService(new ClientKeysRepo(db), box, redactor, clock);
   clientKeys.ensureDefault();
-  const breakersRepo = new BreakersRepo(db, () => clock.now());
+  const breakersRepo = new BreakersRepo(db, () => clock.now(), unreadable);
 
   const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo };
   const resilience = (o.resilience ?? ((c) => createResilience(c)))(ctx);
@@ -120,7 +123,7 @@ export async function createEngine(o: EngineOptions) {
     nativeBinding: o.nativeBinding,
     onError: (err) => log.error('requestLog.writeFailed', { err }),
   });
-  const requestLog = new RequestLog(new LogsRepo(db), logWriter, clock, bus, log.child('requestLog'), () => ({
+  const requestLog = new RequestLog(new LogsRepo(db, unreadable), logWriter, clock, bus, log.child('requestLog'), () => ({
     retentionDays: settings.values['logs.retentionDays'],
     maxRows: settings.values['logs.maxRows'],
   }));
@@ -156,9 +159,10 @@ export async function createEngine(o: EngineOptions) {
     clientKeys,
     requestLog,
     token,
-    tester: new ConnectionTester(registry, upstream, clock),
+    tester: new ConnectionTester(registry, upstream, clock, redactor),
     proxy: () => ({ port: proxy.port, error: proxyError }),
     managementUrl: o.managementUrl ?? (() => null),
+    unreadable: () => unreadable.list(),
   });
 
   // Push events: bursts of changes become one push per topic per interval.
@@ -194,6 +198,7 @@ export async function createEngine(o: EngineOptions) {
     topics.connections.touch();
   });
   admission.onChange(() => topics.admission.touch());
+  unreadable.onChange(() => topics.health.touch());
   settings.onChange((changed) => {
     bus.emit('settings', settings.view());
     topics.resilience.touch();

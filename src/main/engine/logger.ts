@@ -19,31 +19,122 @@ export interface Logger {
 
 const SENSITIVE_KEYS = /^(authorization|x-api-key|api[-_]?key|secret|token|password|cookie|set-cookie|access[-_]?token|refresh[-_]?token|key)$/i;
 
+/**
+ * Every secret value the engine knows, counted per holder, and the scrubbing of text against them.
+ *
+ * A value stays redacted while anything holds it: two connections sharing one key each hold it, so
+ * deleting or rotating one of them leaves the other's key scrubbed. How a value is matched depends
+ * on its length, so short secrets are scrubbed without mangling ordinary text:
+ * - 6 characters or more: anywhere, also inside a longer word (as a substring);
+ * - 4-5 characters: as a whole token, i.e. not next to a letter, digit, "_" or "-";
+ * - 1-3 characters: only where a credential stands: quoted on its own ("ab", 'ab', `ab`) or after
+ *   a credential word ("Bearer ab", "key: ab", "API key provided: ab", "token=ab").
+ * Each value is matched also in its JSON-escaped form, which is how it appears inside a line's fields.
+ */
 export class SecretRedactor {
-  private readonly secrets = new Set<string>();
+  /** Value -> how many holders (owners or plain registrations) have it. */
+  private readonly counts = new Map<string, number>();
+  /** Owner (e.g. "connection:<id>") -> the value it holds. */
+  private readonly owners = new Map<string, string>();
+  private compiled: CompiledSecrets | null = null;
 
+  /** Adds one reference to a value (undone by one forget()). Empty values are ignored. */
   register(secret: string | null | undefined): void {
-    if (secret && secret.length >= 6) this.secrets.add(secret);
+    if (!secret) return;
+    this.counts.set(secret, (this.counts.get(secret) ?? 0) + 1);
+    this.compiled = null;
   }
 
+  /** Drops one reference; the value is no longer scrubbed once no reference is left. */
   forget(secret: string | null | undefined): void {
-    if (secret) this.secrets.delete(secret);
+    if (!secret) return;
+    const n = this.counts.get(secret);
+    if (n === undefined) return;
+    if (n > 1) this.counts.set(secret, n - 1);
+    else {
+      this.counts.delete(secret);
+      this.compiled = null;
+    }
+  }
+
+  /**
+   * Records the value `owner` holds now (null: none), releasing the one it held before. Callers
+   * that own a secret (a connection, a client key) use this, so references can never be unbalanced.
+   */
+  hold(owner: string, secret: string | null | undefined): void {
+    const before = this.owners.get(owner);
+    if (before === (secret || undefined)) return;
+    if (secret) {
+      this.register(secret);
+      this.owners.set(owner, secret);
+    } else this.owners.delete(owner);
+    this.forget(before);
+  }
+
+  release(owner: string): void {
+    this.hold(owner, null);
+  }
+
+  /** True when the value is scrubbed (for tests and diagnostics). */
+  knows(secret: string): boolean {
+    return this.counts.has(secret);
   }
 
   scrub(text: string): string {
+    const c = (this.compiled ??= compile([...this.counts.keys()]));
     let out = text;
-    // Longest first, so a secret that contains another is removed whole; each also in its
-    // JSON-escaped form, which is how it appears inside a line's fields.
-    for (const s of [...this.secrets].sort((a, b) => b.length - a.length)) {
-      for (const form of new Set([s, JSON.stringify(s).slice(1, -1)])) {
-        if (out.includes(form)) out = out.split(form).join('[redacted]');
-      }
+    // Longest first, so a secret that contains another is removed whole.
+    for (const form of c.anywhere) {
+      if (out.includes(form)) out = out.split(form).join(REDACTED);
     }
+    if (c.token) out = out.replace(c.token, REDACTED);
+    if (c.quoted) out = out.replace(c.quoted, `$1${REDACTED}$2`);
+    if (c.cued) out = out.replace(c.cued, `$1${REDACTED}`);
     // Bearer tokens and sk-style keys that were never registered (e.g. a client's wrong key).
     out = out.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g, '$1[redacted]');
     out = out.replace(/\b(sk|sym|rk)-[A-Za-z0-9_-]{8,}/g, '$1-[redacted]');
     return out;
   }
+}
+
+const REDACTED = '[redacted]';
+/** Secrets at least this long are scrubbed anywhere; shorter ones as tokens or in credential spots. */
+const SUBSTRING_MIN = 6;
+const TOKEN_MIN = 4;
+/** Characters that continue a key-like token: a short secret next to one of them is part of a word. */
+const KEY_CHARS = 'A-Za-z0-9_-';
+
+interface CompiledSecrets {
+  anywhere: string[];
+  token: RegExp | null;
+  quoted: RegExp | null;
+  cued: RegExp | null;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/** A case-insensitive spelling of a lowercase word, without making the secrets themselves so. */
+const anyCase = (w: string) => [...w].map((ch) => (/[a-z]/.test(ch) ? `[${ch}${ch.toUpperCase()}]` : ch)).join('');
+/** Words after which a short value is taken for a credential ("Bearer x", "API key provided: x"). */
+const CUE = `(?:${['bearer', 'key', 'token', 'secret', 'password', 'credential'].map(anyCase).join('|')})s?(?:\\s+${anyCase('provided')})?`;
+const QUOTE = `(?:\\\\?["'\`])`;
+
+function compile(values: string[]): CompiledSecrets {
+  const anywhere: string[] = [];
+  const token: string[] = [];
+  const short: string[] = [];
+  for (const v of values) {
+    const forms = new Set([v, JSON.stringify(v).slice(1, -1)]);
+    const into = v.length >= SUBSTRING_MIN ? anywhere : v.length >= TOKEN_MIN ? token : short;
+    into.push(...forms);
+  }
+  const byLength = (xs: string[]) => [...new Set(xs)].sort((a, b) => b.length - a.length);
+  const alt = (xs: string[]) => byLength(xs).map(escapeRe).join('|');
+  return {
+    anywhere: byLength(anywhere),
+    token: token.length ? new RegExp(`(?<![${KEY_CHARS}])(?:${alt(token)})(?![${KEY_CHARS}])`, 'g') : null,
+    quoted: short.length ? new RegExp(`(${QUOTE})(?:${alt(short)})(${QUOTE})`, 'g') : null,
+    cued: short.length ? new RegExp(`(${CUE}[\\s:=]+${QUOTE}?)(?:${alt(short)})(?![${KEY_CHARS}])`, 'g') : null,
+  };
 }
 
 const MAX_DEPTH = 8;

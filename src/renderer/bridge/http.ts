@@ -1,6 +1,9 @@
 // The Bridge over HTTP, for the dashboard in a browser against the headless shell: each method
 // maps to its REST route (derived from the contract), and pushes arrive as server-sent events read
 // with fetch (so the token travels in a header, never in a URL), reconnecting with backoff.
+// A `resync` event means the engine dropped pushes for this client (it had stopped reading): that
+// is reported as a drop and a return of the live link, so whoever re-reads after a reconnect (the
+// dashboard reads every topic) does the same now.
 import { BridgeError } from '../../shared/bridge';
 import { SseParser } from '../../shared/sse';
 import {
@@ -8,6 +11,7 @@ import {
   EVENT_NAMES,
   EVENTS_PATH,
   METHOD_NAMES,
+  RESYNC_EVENT,
   type Bridge,
   type EventName,
   type MethodName,
@@ -91,6 +95,11 @@ export function createHttpBridge(o: HttpBridgeOptions): Bridge & { close(): void
   let attempt = 0;
 
   const deliver = (name: string, data: string) => {
+    if (name === RESYNC_EVENT) {
+      o.onStatus?.('closed');
+      o.onStatus?.('open');
+      return;
+    }
     if (!known.has(name)) return;
     let payload: unknown;
     try {

@@ -26,6 +26,28 @@ export const proxySettings = {
     unit: 'bytes',
     env: ['SWITCHYARD_MAX_BODY_BYTES'],
   }),
+  'proxy.headersTimeoutMs': int({
+    group: 'proxy',
+    label: 'Request headers timeout',
+    description:
+      'Time a client may take to send the request line and headers. A slower client gets 408 and its connection is closed. Never longer than the request timeout.',
+    default: 60_000,
+    min: 1_000,
+    max: 10 * MIN,
+    unit: 'ms',
+    env: ['SWITCHYARD_PROXY_HEADERS_TIMEOUT_MS'],
+  }),
+  'proxy.requestTimeoutMs': int({
+    group: 'proxy',
+    label: 'Request upload timeout',
+    description:
+      'Time a client may take to send one whole request (headers and body). A slower client gets 408 and its connection is closed. The response does not count: long streams are never cut by this.',
+    default: 5 * MIN,
+    min: 1_000,
+    max: 60 * MIN,
+    unit: 'ms',
+    env: ['SWITCHYARD_PROXY_REQUEST_TIMEOUT_MS'],
+  }),
   'proxy.maxAttempts': int({
     group: 'proxy',
     label: 'Attempts per request',

@@ -94,11 +94,90 @@ describe('logger redaction', () => {
     expect(sink.lines).toHaveLength(1);
   });
 
-  it('stops scrubbing a forgotten secret only when asked, and ignores too-short values', () => {
+  it('stops scrubbing a forgotten secret only when asked', () => {
     const { redactor } = setup();
-    redactor.register('abc');
-    expect(redactor.scrub('abc')).toBe('abc');
     redactor.register('longer-secret-1');
     expect(redactor.scrub('x longer-secret-1 y')).toBe('x [redacted] y');
+    redactor.forget('longer-secret-1');
+    expect(redactor.scrub('x longer-secret-1 y')).toBe('x longer-secret-1 y');
+  });
+});
+
+describe('secret values held by several owners', () => {
+  const shared = 'glm-shared-9f8e7d6c5b4a';
+
+  it('keeps a value scrubbed until the last owner releases it', () => {
+    const r = new SecretRedactor();
+    r.hold('connection:a', shared);
+    r.hold('connection:b', shared);
+    r.release('connection:a');
+    expect(r.scrub(`key ${shared}`)).toBe('key [redacted]');
+    r.release('connection:b');
+    expect(r.scrub(`key ${shared}`)).toBe(`key ${shared}`);
+  });
+
+  it('keeps the old value scrubbed when one of two owners rotates to a new one', () => {
+    const r = new SecretRedactor();
+    r.hold('connection:a', shared);
+    r.hold('connection:b', shared);
+    r.hold('connection:a', 'glm-rotated-1a2b3c4d5e');
+    expect(r.scrub(`${shared} glm-rotated-1a2b3c4d5e`)).toBe('[redacted] [redacted]');
+    r.hold('connection:b', null);
+    expect(r.knows(shared)).toBe(false);
+    expect(r.knows('glm-rotated-1a2b3c4d5e')).toBe(true);
+  });
+
+  it('counts an owner once however often it holds the same value', () => {
+    const r = new SecretRedactor();
+    r.hold('clientKey:1', shared);
+    r.hold('clientKey:1', shared);
+    r.register(shared);
+    r.release('clientKey:1');
+    expect(r.knows(shared)).toBe(true);
+    r.forget(shared);
+    expect(r.knows(shared)).toBe(false);
+  });
+});
+
+describe('short secrets', () => {
+  const scrubWith = (secret: string, text: string) => {
+    const r = new SecretRedactor();
+    r.hold('connection:x', secret);
+    return r.scrub(text);
+  };
+
+  it.each([
+    ['Incorrect API key provided: k9. Check it.', 'Incorrect API key provided: [redacted]. Check it.'],
+    ['{"error":{"message":"bad key \\"k9\\""}}', '{"error":{"message":"bad key \\"[redacted]\\""}}'],
+    ["invalid key 'k9'", "invalid key '[redacted]'"],
+    ['Authorization: Bearer k9', 'Authorization: Bearer [redacted]'],
+    ['x-api-key: k9', 'x-api-key: [redacted]'],
+    ['API_KEY=k9', 'API_KEY=[redacted]'],
+    ['"apiKey":"k9"', '"apiKey":"[redacted]"'],
+  ])('scrubs a 1-3 character secret where it stands as the key: %s', (text, want) => {
+    expect(scrubWith('k9', text)).toBe(want);
+  });
+
+  it('leaves ordinary text around a 1-3 character secret alone', () => {
+    expect(scrubWith('a', 'a connection answered 401 after a retry (attempt 1)')).toBe(
+      'a connection answered 401 after a retry (attempt 1)',
+    );
+    expect(scrubWith('k9', 'model k9-large and stock9 are fine')).toBe('model k9-large and stock9 are fine');
+    expect(scrubWith('1', '{"attempt":1,"status":401}')).toBe('{"attempt":1,"status":401}');
+  });
+
+  it('scrubs a 4-5 character secret as a whole token, never inside a word', () => {
+    expect(scrubWith('test', 'key test rejected; latest tests pass')).toBe('key [redacted] rejected; latest tests pass');
+    expect(scrubWith('ab12c', 'bad key: ab12c.')).toBe('bad key: [redacted].');
+    expect(scrubWith('ab12c', 'xab12c ab12cx')).toBe('xab12c ab12cx');
+  });
+
+  it('keeps a short secret out of a log line', () => {
+    const sink = new MemorySink();
+    const redactor = new SecretRedactor();
+    redactor.hold('connection:x', 'zq');
+    const log = createLogger({ sinks: [sink], redactor, now: () => 0 });
+    log.warn('upstream.rejected', { body: 'Incorrect API key provided: zq', key2: 'zq' });
+    expect(sink.lines.join('')).not.toMatch(/provided: zq|"zq"/);
   });
 });

@@ -14,6 +14,7 @@ function health(over: Partial<HealthView> = {}, conns: Partial<HealthView['conne
     now: 0,
     proxy: { port: 8480, url: 'http://127.0.0.1:8480', listening: true, error: null },
     breakers: [],
+    store: { unreadable: [] },
     ...over,
     connections: { total: 2, enabled: 2, active: 2, cooling: 0, terminal: 0, ...conns },
   };

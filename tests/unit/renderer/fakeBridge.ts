@@ -18,6 +18,7 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
     proxy: { port: 8480, url: 'http://127.0.0.1:8480', listening: true, error: null },
     breakers: [],
     connections: { total: 0, enabled: 0, active: 0, cooling: 0, terminal: 0 },
+    store: { unreadable: [] },
   }),
   getAppInfo: async () => ({
     name: 'Switchyard',

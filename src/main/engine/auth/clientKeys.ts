@@ -29,7 +29,7 @@ export class ClientKeyService {
     for (const k of repo.all()) {
       this.byId.set(k.id, k);
       if (!k.revokedAt) this.byHash.set(k.keyHash, k);
-      this.redactor.register(this.box.decrypt(k.keyEnc));
+      this.redactor.hold(`clientKey:${k.id}`, this.box.decrypt(k.keyEnc));
     }
   }
 
@@ -53,7 +53,7 @@ export class ClientKeyService {
     this.repo.insert(rec);
     this.byId.set(rec.id, rec);
     this.byHash.set(rec.keyHash, rec);
-    this.redactor.register(secret);
+    this.redactor.hold(`clientKey:${rec.id}`, secret);
     return { key: this.view(rec), secret };
   }
 

@@ -69,7 +69,7 @@ export class ConnectionRegistry {
   secretOf(c: ConnectionRecord): string | null {
     if (this.secrets.has(c.id)) return this.secrets.get(c.id) ?? null;
     const plain = c.secretEnc ? this.box.decrypt(c.secretEnc) : null;
-    this.redactor.register(plain);
+    this.redactor.hold(secretOwner(c.id), plain);
     this.secrets.set(c.id, plain);
     return plain;
   }
@@ -115,7 +115,7 @@ export class ConnectionRegistry {
     checkPassthrough(rec);
     this.repo.insert(rec);
     this.secrets.set(rec.id, secret);
-    this.redactor.register(secret);
+    this.redactor.hold(secretOwner(rec.id), secret);
     this.byId.set(rec.id, rec);
     this.reorder();
     this.notify('config', [rec.id]);
@@ -161,7 +161,6 @@ export class ConnectionRegistry {
     let secretChanged = false;
     if (patch.secret !== undefined) {
       secretChanged = true;
-      this.redactor.forget(this.secrets.get(id) ?? null);
       next.secretEnc = patch.secret ? this.box.encrypt(patch.secret) : null;
       next.secretMasked = patch.secret ? maskSecret(patch.secret) : null;
     }
@@ -175,8 +174,9 @@ export class ConnectionRegistry {
     this.repo.saveConfig(next);
     if (next.health !== cur.health) this.repo.saveHealth(next);
     if (secretChanged) {
+      // The old value stays scrubbed while another connection (or client key) still holds it.
       this.secrets.set(id, patch.secret ?? null);
-      this.redactor.register(patch.secret ?? null);
+      this.redactor.hold(secretOwner(id), patch.secret ?? null);
     }
     this.byId.set(id, next);
     this.reorder();
@@ -197,9 +197,10 @@ export class ConnectionRegistry {
 
   delete(id: string): boolean {
     const cur = this.byId.get(id);
-    if (!cur) return false;
+    // A stored row that could not be read is not in memory, but the user can still remove it.
+    if (!cur) return this.repo.isUnreadable(id) ? this.repo.delete(id) : false;
     this.repo.delete(id);
-    this.redactor.forget(this.secrets.get(id) ?? null);
+    this.redactor.release(secretOwner(id));
     this.secrets.delete(id);
     this.byId.delete(id);
     this.reorder();
@@ -251,6 +252,9 @@ export class ConnectionRegistry {
     };
   }
 }
+
+/** The redactor holds one reference per connection to the value it uses. */
+const secretOwner = (id: string) => `connection:${id}`;
 
 function dedupe(xs: string[]): string[] {
   return [...new Set(xs.map((x) => x.trim()).filter(Boolean))];

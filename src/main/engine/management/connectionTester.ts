@@ -1,8 +1,11 @@
 // "Test connection": asks the upstream for its model list with the connection's credentials.
-// A 2xx proves the key and the endpoint; the models found are offered to the user.
+// A 2xx proves the key and the endpoint; the models found are offered to the user. Everything it
+// returns that came from the upstream (error text, model ids, transport errors) is scrubbed of every
+// known secret first: an upstream that quotes the key back never gets it into the answer.
 import type { ConnectionTestResult } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
+import type { SecretRedactor } from '../logger';
 import type { ConnectionRecord } from '../store/connectionsRepo';
 import { readBodyText, type UpstreamClient } from '../upstream/client';
 import { buildUpstreamHeaders, upstreamTarget } from '../upstream/headers';
@@ -12,9 +15,15 @@ export class ConnectionTester {
     private readonly registry: ConnectionRegistry,
     private readonly upstream: UpstreamClient,
     private readonly clock: Clock,
+    private readonly redactor: SecretRedactor,
   ) {}
 
   async test(conn: ConnectionRecord): Promise<ConnectionTestResult> {
+    const r = await this.run(conn);
+    return { ...r, message: this.redactor.scrub(r.message) };
+  }
+
+  private async run(conn: ConnectionRecord): Promise<ConnectionTestResult> {
     if (this.registry.secretUnreadable(conn)) {
       return {
         ok: false,
@@ -41,14 +50,16 @@ export class ConnectionTester {
       const text = await readBodyText(res.body, 2 * 1024 * 1024);
       const latencyMs = Math.round(this.clock.monotonic() - t0);
       if (res.status >= 200 && res.status < 300) {
-        return { ok: true, status: res.status, latencyMs, models: modelIds(text), message: 'the upstream accepted the credentials' };
+        // A model id that holds a secret is dropped, not offered with a hole in it.
+        const models = modelIds(text).filter((m) => this.redactor.scrub(m) === m);
+        return { ok: true, status: res.status, latencyMs, models, message: 'the upstream accepted the credentials' };
       }
       return {
         ok: false,
         status: res.status,
         latencyMs,
         models: [],
-        message: describeStatus(res.status, text),
+        message: describeStatus(res.status, text, (t) => this.redactor.scrub(t)),
       };
     } catch (err) {
       return {
@@ -56,7 +67,9 @@ export class ConnectionTester {
         status: null,
         latencyMs: null,
         models: [],
-        message: controller.signal.aborted ? 'the upstream did not answer within 15 s' : (err as Error).message,
+        message: controller.signal.aborted
+          ? 'the upstream did not answer within 15 s'
+          : clip(this.redactor.scrub(String((err as Error).message))),
       };
     } finally {
       cancel();
@@ -77,14 +90,21 @@ function modelIds(text: string): string[] {
   }
 }
 
-function describeStatus(status: number, body: string): string {
+/** At most this much of the upstream's own words goes into the message (cut after scrubbing). */
+const MESSAGE_MAX = 300;
+const clip = (s: string) => (s.length > MESSAGE_MAX ? `${s.slice(0, MESSAGE_MAX)}…` : s);
+
+function describeStatus(status: number, body: string, scrub: (t: string) => string): string {
   let msg = '';
   try {
-    const j = JSON.parse(body) as { error?: { message?: string } | string };
-    msg = typeof j.error === 'string' ? j.error : (j.error?.message ?? '');
+    const j = JSON.parse(body) as { error?: { message?: unknown } | string };
+    const m = typeof j.error === 'string' ? j.error : j.error?.message;
+    msg = typeof m === 'string' ? m : '';
   } catch {
-    msg = body.slice(0, 200);
+    msg = body;
   }
+  // Scrub the whole text before cutting it, so a cut never leaves half a key unmatched.
+  msg = clip(scrub(msg));
   const what =
     status === 401 || status === 403
       ? 'the upstream rejected the credentials'

@@ -1,6 +1,8 @@
 // The headless shell's HTTP face: the management API under /api (routes derived from the
 // contract), server-sent events at /api/events, and the built dashboard at /. Loopback only:
 // bound to 127.0.0.1, Host and Origin must be loopback, and every /api call needs the token.
+// Bounded: a slow client gets a 408, a body is at most 1 MiB and 32 levels deep, and an event-stream
+// client that stops reading is not queued for without limit (see EventStream).
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,11 +17,14 @@ import {
   type MethodSpec,
 } from '../../../shared/contract';
 import { tokenFromRequest, type ManagementToken } from '../auth/managementToken';
-import type { Clock, CancelTimer } from '../clock';
+import { jsonTooDeep, MANAGEMENT_JSON_MAX_DEPTH, prototypeKeyPath } from '../../../shared/jsonBounds';
+import type { Clock } from '../clock';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
+import { answerClientErrors, timeoutServerOptions, type InboundTimeouts } from '../net/inboundTimeouts';
 import { isLoopbackHost, isLoopbackOrigin } from '../net/loopback';
 import { dispatch } from './dispatch';
+import { EventStream, type EventStreamLimits, type EventStreamStats } from './eventStream';
 
 interface CompiledRoute {
   name: MethodName;
@@ -93,12 +98,20 @@ export interface ManagementHttpOptions {
   rendererDir: string | null;
   /** Initial payloads sent to a new event-stream subscriber. */
   initialEvents?: () => { name: string; payload: unknown }[];
+  /** How long a client may take to send a request; defaults to MANAGEMENT_TIMEOUTS. */
+  timeouts?: InboundTimeouts;
+  /** Bounds for an event-stream client that stops reading; defaults in eventStream.ts. */
+  eventStream?: Partial<EventStreamLimits>;
 }
+
+/** Management requests are small (a body is at most 1 MiB) and come from this machine. */
+export const MANAGEMENT_TIMEOUTS: InboundTimeouts = { headersMs: 10_000, requestMs: 30_000 };
+const MAX_BODY_BYTES = 1024 * 1024;
 
 export class ManagementHttpServer {
   private server: Server | null = null;
   private readonly routes = compileRoutes();
-  private readonly streams = new Set<ServerResponse>();
+  private readonly streams = new Set<EventStream>();
 
   constructor(private readonly o: ManagementHttpOptions) {}
 
@@ -107,8 +120,14 @@ export class ManagementHttpServer {
     return a ? a.port : null;
   }
 
+  /** Buffered bytes and drop counts of each open event stream (for health checks and tests). */
+  eventStreams(): EventStreamStats[] {
+    return [...this.streams].map((s) => s.stats());
+  }
+
   listen(port: number): Promise<number> {
-    const server = createServer((req, res) => void this.handle(req, res));
+    const server = createServer(timeoutServerOptions(this.o.timeouts ?? MANAGEMENT_TIMEOUTS), (req, res) => void this.handle(req, res));
+    answerClientErrors(server, (a) => JSON.stringify({ error: { code: a.code, message: a.message } }));
     return new Promise((resolvePort, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => {
@@ -120,7 +139,7 @@ export class ManagementHttpServer {
   }
 
   async close(): Promise<void> {
-    for (const s of this.streams) s.end();
+    for (const s of this.streams) s.close();
     this.streams.clear();
     const s = this.server;
     this.server = null;
@@ -173,7 +192,7 @@ export class ManagementHttpServer {
     for (const [k, v] of url.searchParams) if (k !== 'token') input[k] = v;
     let body: unknown = undefined;
     if (req.method !== 'GET') {
-      const raw = await readBody(req, 1024 * 1024);
+      const raw = await readBody(req, MAX_BODY_BYTES);
       if (raw === 'too_large') {
         return this.json(res, 413, { error: { code: 'payload_too_large', message: 'body larger than 1 MiB' } });
       }
@@ -183,10 +202,32 @@ export class ManagementHttpServer {
         } catch {
           return this.json(res, 400, { error: { code: 'invalid_json', message: 'the body is not valid JSON', field: '(body)' } });
         }
+        if (jsonTooDeep(body, MANAGEMENT_JSON_MAX_DEPTH)) {
+          return this.json(res, 400, {
+            error: {
+              code: 'invalid_json',
+              message: `the body nests arrays/objects deeper than ${MANAGEMENT_JSON_MAX_DEPTH} levels`,
+              field: '(body)',
+            },
+          });
+        }
+        // Checked here, not only in the contract: merging such a key into the input would set its prototype.
+        const protoKey = prototypeKeyPath(body, MANAGEMENT_JSON_MAX_DEPTH);
+        if (protoKey) {
+          const field = protoKey.join('.');
+          return this.json(res, 400, {
+            error: { code: 'invalid_input', message: `${field}: a key named "${protoKey.at(-1)}" is not allowed`, field },
+          });
+        }
       }
     }
-    if (m.route.bodyField) input[m.route.bodyField] = body ?? {};
-    else if (body !== undefined) {
+    if (m.route.bodyField) {
+      // An empty body is an empty object; an explicit null is not one.
+      if (body === null) {
+        return this.json(res, 400, { error: { code: 'invalid_input', message: 'the body must be a JSON object, not null', field: '(body)' } });
+      }
+      input[m.route.bodyField] = body ?? {};
+    } else if (body !== undefined) {
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         return this.json(res, 400, { error: { code: 'invalid_input', message: 'the body must be a JSON object', field: '(body)' } });
       }
@@ -205,23 +246,15 @@ export class ManagementHttpServer {
       connection: 'keep-alive',
       ...SECURITY_HEADERS,
     });
-    res.write(': connected\n\n');
-    const send = (name: string, payload: unknown) => {
-      res.write(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
-    };
-    for (const e of this.o.initialEvents?.() ?? []) send(e.name, e.payload);
-    const off = this.o.bus.onAny((name, payload) => send(name, payload));
-    let cancel: CancelTimer | null = null;
-    const beat = () => {
-      res.write(': keep-alive\n\n');
-      cancel = this.o.clock.setTimer(beat, 15_000);
-    };
-    cancel = this.o.clock.setTimer(beat, 15_000);
-    this.streams.add(res);
+    const stream = new EventStream(res, this.o.clock, this.o.log.child('events'), this.o.eventStream);
+    stream.comment('connected');
+    for (const e of this.o.initialEvents?.() ?? []) stream.send(e.name, e.payload);
+    const off = this.o.bus.onAny((name, payload) => stream.send(name, payload));
+    this.streams.add(stream);
     req.on('close', () => {
       off();
-      cancel?.();
-      this.streams.delete(res);
+      stream.close();
+      this.streams.delete(stream);
     });
   }
 

@@ -1,7 +1,7 @@
 // The management service behind the contract: one function per method, used alike by the IPC
 // handlers (desktop) and the HTTP routes (headless). Inputs arrive already validated.
 import type { Handlers } from '../../../shared/contract';
-import type { AppInfo, ConnectionTestResult, HealthView } from '../../../shared/model';
+import type { AppInfo, ConnectionTestResult, HealthView, UnreadableRecord } from '../../../shared/model';
 import { isTerminalStatus } from '../../../shared/model';
 import type { SettingKey } from '../../../shared/settings';
 import { settingDefs } from '../../../shared/settings';
@@ -33,6 +33,8 @@ export interface ManagementDeps {
   tester: ConnectionTester;
   proxy: () => { port: number | null; error: string | null };
   managementUrl: () => string | null;
+  /** Stored rows skipped because they cannot be read. */
+  unreadable: () => UnreadableRecord[];
 }
 
 const isResilienceKey = (k: SettingKey) => settingDefs[k].resilience === true;
@@ -51,7 +53,9 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
       else if (c.enabled) active++;
     }
     const proxy = d.proxy();
-    const degraded = proxy.port === null || breakers.some((b) => b.state !== 'CLOSED') || cooling > 0 || terminal > 0;
+    const unreadable = d.unreadable();
+    const degraded =
+      proxy.port === null || breakers.some((b) => b.state !== 'CLOSED') || cooling > 0 || terminal > 0 || unreadable.length > 0;
     return {
       status: degraded ? 'degraded' : 'ok',
       version: d.version,
@@ -71,6 +75,7 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
         cooling,
         terminal,
       },
+      store: { unreadable },
     };
   };
 

@@ -1,7 +1,11 @@
 // Inbound request bodies: bounded read, JSON validation, and a model rewrite that splices the raw
 // bytes instead of re-serialising the whole (often large) conversation.
 import type { IncomingMessage } from 'node:http';
+import { jsonTooDeep, PROXY_JSON_MAX_DEPTH } from '../../../shared/jsonBounds';
 import { ProxyError } from './errors';
+
+// The depth check is shared: whatever else handles a proxy body uses the same rule and limit.
+export { jsonTooDeep, PROXY_JSON_MAX_DEPTH };
 
 export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
@@ -56,6 +60,14 @@ export function parseJsonObject(buf: Buffer): Record<string, unknown> {
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     throw new ProxyError(400, 'invalid_json', 'request body must be a JSON object');
+  }
+  // Parsing a deep body is safe; serialising or cloning it later is not (the stack overflows).
+  if (jsonTooDeep(v, PROXY_JSON_MAX_DEPTH)) {
+    throw new ProxyError(
+      400,
+      'invalid_json',
+      `request body nests arrays/objects deeper than ${PROXY_JSON_MAX_DEPTH} levels; flatten it`,
+    );
   }
   return v as Record<string, unknown>;
 }

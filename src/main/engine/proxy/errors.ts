@@ -11,6 +11,8 @@ export type ProxyErrorCode =
   | 'invalid_client_key'
   | 'forbidden_host'
   | 'payload_too_large'
+  | 'request_timeout'
+  | 'headers_too_large'
   | 'not_found'
   | 'method_not_allowed'
   | 'all_targets_cooling_down'

@@ -5,10 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { InboundProtocol, WireProtocol } from '../../../shared/model';
 import type { ClientKeyService } from '../auth/clientKeys';
+import { answerClientErrors, setServerTimeouts, timeoutServerOptions, type InboundTimeouts } from '../net/inboundTimeouts';
 import { isLoopbackHost } from '../net/loopback';
 import type { UpstreamEndpoint } from '../upstream/headers';
 import { parseJsonObject, readRequestBody } from './body';
-import { ProxyError, sendProxyError } from './errors';
+import { errorBody, ProxyError, sendProxyError } from './errors';
 import { modelsResponse } from './models';
 import { runPipeline, type PipelineDeps } from './pipeline';
 
@@ -55,7 +56,18 @@ export class ProxyServer {
   private server: Server | null = null;
   private readonly nextRequestId = requestIdFactory();
 
-  constructor(private readonly deps: ProxyServerDeps) {}
+  constructor(private readonly deps: ProxyServerDeps) {
+    deps.settings.onChange((changed) => {
+      if (this.server && changed.some((k) => k === 'proxy.headersTimeoutMs' || k === 'proxy.requestTimeoutMs')) {
+        setServerTimeouts(this.server, this.timeouts());
+      }
+    });
+  }
+
+  private timeouts(): InboundTimeouts {
+    const v = this.deps.settings.values;
+    return { headersMs: v['proxy.headersTimeoutMs'], requestMs: v['proxy.requestTimeoutMs'] };
+  }
 
   get port(): number | null {
     const a = this.server?.address() as AddressInfo | null | undefined;
@@ -67,10 +79,17 @@ export class ProxyServer {
    * old one closed only after that succeeded, so a busy port never leaves the proxy without one.
    */
   listen(port: number): Promise<number> {
-    const server = createServer({ keepAlive: true, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+    const server = createServer({ keepAlive: true, ...timeoutServerOptions(this.timeouts()) }, (req, res) => {
       void this.handle(req, res);
     });
     server.keepAliveTimeout = 65_000;
+    // A client too slow with its headers or body gets a 408 in its protocol's shape (the path says
+    // which, when the headers made it); one still in its headers gets the OpenAI shape.
+    answerClientErrors(server, (a, req) => {
+      const path = req?.url?.split('?')[0]?.replace(/\/+$/, '') ?? '';
+      const protocol = ROUTES[path]?.protocol ?? (req ? protocolForPath(path, req.headers) : 'openai-chat');
+      return JSON.stringify(errorBody(protocol, new ProxyError(a.status, a.code, a.message), this.nextRequestId()));
+    });
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => {
         server.off('listening', onListening);
@@ -145,6 +164,8 @@ export class ProxyServer {
         json,
       });
     } catch (err) {
+      // The socket is gone (client left, or it was too slow and got its 408): nobody to answer.
+      if (res.destroyed) return;
       const route = ROUTES[path];
       const protocol = route?.protocol ?? guessProtocol;
       if (err instanceof ProxyError) {

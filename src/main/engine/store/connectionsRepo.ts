@@ -9,8 +9,13 @@ import type {
   TestStatus,
   WireProtocol,
 } from '../../../shared/model';
+import { z } from 'zod';
+import { providerSpecificDataSchema, rateLimitOverridesSchema, timeoutsSchema } from '../../../shared/contract';
 import { KIND_INFO } from '../../../shared/model';
 import type { Db } from './db';
+import { readJsonColumn, UnreadableRows } from './unreadableRows';
+
+const TABLE = 'provider_connections';
 
 export interface ConnectionHealthState extends ConnectionHealth {
   /** Consecutive failed credential refreshes; `expired` becomes terminal at EXPIRED_RETRY_MAX. */
@@ -75,13 +80,21 @@ interface Row {
   updated_at: number;
 }
 
-const parseJson = <T>(s: string, fallback: T): T => {
-  try {
-    return JSON.parse(s) as T;
-  } catch {
-    return fallback;
-  }
-};
+/**
+ * Reads one JSON column and checks it against the schema the API accepts for it (shape, depth and
+ * size), so what is served from the store is what could have been written through the API.
+ */
+function column<T>(name: string, text: string | null, schema: z.ZodType): { ok: true; value: T } | { ok: false; reason: string } {
+  const parsed = readJsonColumn(name, text);
+  if (!parsed.ok) return parsed;
+  const r = schema.safeParse(parsed.value);
+  if (r.success) return { ok: true, value: r.data as T };
+  const issue = r.error.issues[0];
+  const where = issue && issue.path.length ? ` at ${issue.path.join('.')}` : '';
+  return { ok: false, reason: `${name}${where}: ${issue?.message ?? 'has the wrong shape'}` };
+}
+
+const modelListSchema = z.array(z.string());
 
 export const emptyHealth = (): ConnectionHealthState => ({
   testStatus: 'untested',
@@ -95,8 +108,17 @@ export const emptyHealth = (): ConnectionHealthState => ({
   expiredRetries: 0,
 });
 
-function fromRow(r: Row): ConnectionRecord {
+/** The record for a row, or why it cannot be read. */
+function fromRow(r: Row): ConnectionRecord | { reason: string } {
   const kind = (r.kind in KIND_INFO ? r.kind : 'openai-compatible') as ConnectionKind;
+  const models = column<string[]>('models', r.models, modelListSchema);
+  if (!models.ok) return models;
+  const overrides = column<RateLimitOverrides>('rate_limit_overrides', r.rate_limit_overrides, rateLimitOverridesSchema);
+  if (!overrides.ok) return overrides;
+  const specific = column<ProviderSpecificData>('provider_specific_data', r.provider_specific_data, providerSpecificDataSchema);
+  if (!specific.ok) return specific;
+  const timeouts = column<ConnectionTimeouts>('timeouts', r.timeouts, timeoutsSchema);
+  if (!timeouts.ok) return timeouts;
   return {
     id: r.id,
     name: r.name,
@@ -107,14 +129,14 @@ function fromRow(r: Row): ConnectionRecord {
     baseUrl: r.base_url,
     priority: r.priority,
     enabled: r.enabled === 1,
-    models: parseJson<string[]>(r.models, []),
+    models: models.value,
     passthroughModels: r.passthrough_models === 1,
     maxConcurrent: r.max_concurrent,
-    rateLimitOverrides: parseJson<RateLimitOverrides>(r.rate_limit_overrides, {}),
+    rateLimitOverrides: overrides.value,
     rateLimitProtection: r.rate_limit_protection === 1,
     disableCooling: r.disable_cooling === 1,
-    providerSpecificData: parseJson<ProviderSpecificData>(r.provider_specific_data, {}),
-    timeouts: parseJson<ConnectionTimeouts>(r.timeouts, {}),
+    providerSpecificData: specific.value,
+    timeouts: timeouts.value,
     secretEnc: r.secret_enc,
     secretMasked: r.secret_masked,
     health: {
@@ -209,7 +231,10 @@ const HEALTH_COLS = [
 export class ConnectionsRepo {
   private readonly stmts;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly unreadable: UnreadableRows = new UnreadableRows(),
+  ) {
     const all = ['id', ...CONFIG_COLS, 'created_at', ...HEALTH_COLS];
     this.stmts = {
       all: db.prepare('SELECT * FROM provider_connections ORDER BY priority, created_at'),
@@ -226,8 +251,20 @@ export class ConnectionsRepo {
     };
   }
 
+  /** Every readable connection; a row that cannot be read is skipped and reported, never fatal. */
   all(): ConnectionRecord[] {
-    return (this.stmts.all.all() as Row[]).map(fromRow);
+    const out: ConnectionRecord[] = [];
+    for (const row of this.stmts.all.all() as Row[]) {
+      const rec = fromRow(row);
+      if ('reason' in rec) this.unreadable.report(TABLE, row.id, rec.reason);
+      else out.push(rec);
+    }
+    return out;
+  }
+
+  /** True for a row all() skipped (it can still be deleted). */
+  isUnreadable(id: string): boolean {
+    return this.unreadable.has(TABLE, id);
   }
 
   insert(c: ConnectionRecord): void {
@@ -253,6 +290,7 @@ export class ConnectionsRepo {
   }
 
   delete(id: string): boolean {
+    this.unreadable.resolve(TABLE, id);
     return this.stmts.delete.run(id).changes > 0;
   }
 }

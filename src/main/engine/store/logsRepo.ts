@@ -1,7 +1,13 @@
 // proxy_logs (one row per request) and proxy_log_attempts (one row per upstream attempt).
 // Rows are written in batches by the RequestLog service; reads page by the request sequence.
 import type { AttemptEntry, InboundProtocol, LogsPage, RequestLogEntry, SkipEntry } from '../../../shared/model';
+import { jsonTooDeep } from '../../../shared/jsonBounds';
 import type { Db } from './db';
+import { readJsonColumn, UnreadableRows } from './unreadableRows';
+
+const TABLE = 'proxy_logs';
+/** A skipped list is [{connection, reason, ...}]: nothing the engine writes nests deeper. */
+const SKIPPED_MAX_DEPTH = 4;
 
 interface LogRow {
   seq: number;
@@ -61,13 +67,14 @@ const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
   queuedMs: r.queued_ms,
 });
 
-function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry {
-  let skipped: SkipEntry[] = [];
-  try {
-    skipped = JSON.parse(r.skipped) as SkipEntry[];
-  } catch {
-    skipped = [];
+/** The entry for a row, or why it cannot be read. */
+function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { reason: string } {
+  const parsed = readJsonColumn('skipped', r.skipped);
+  if (!parsed.ok) return parsed;
+  if (!Array.isArray(parsed.value) || jsonTooDeep(parsed.value, SKIPPED_MAX_DEPTH)) {
+    return { reason: 'skipped is not a list of skipped connections' };
   }
+  const skipped = parsed.value as SkipEntry[];
   return {
     id: r.id,
     startedAt: r.started_at,
@@ -192,7 +199,10 @@ type Statement = ReturnType<Db['prepare']>;
 export class LogsRepo {
   private readonly stmts;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly unreadable: UnreadableRows = new UnreadableRows(),
+  ) {
     this.stmts = {
       page: db.prepare(
         `SELECT * FROM proxy_logs WHERE seq < @before
@@ -213,14 +223,21 @@ export class LogsRepo {
       errorsOnly: opts.errorsOnly ? 1 : 0,
       limit: opts.limit,
     }) as LogRow[];
-    const entries = rows.map((r) => entryFromRow(r, (this.stmts.attemptsFor.all(r.id) as AttemptRow[]).map(attemptFromRow)));
+    // A row that cannot be read is left out of the page (paging still follows the rows).
+    const entries = rows.map((r) => this.read(r)).filter((e): e is RequestLogEntry => e !== null);
     const last = rows[rows.length - 1];
     return { entries, nextBefore: rows.length === opts.limit && last ? last.seq : null };
   }
 
   get(id: string): RequestLogEntry | null {
     const r = this.stmts.byId.get(id) as LogRow | undefined;
-    if (!r) return null;
-    return entryFromRow(r, (this.stmts.attemptsFor.all(id) as AttemptRow[]).map(attemptFromRow));
+    return r ? this.read(r) : null;
+  }
+
+  private read(r: LogRow): RequestLogEntry | null {
+    const e = entryFromRow(r, (this.stmts.attemptsFor.all(r.id) as AttemptRow[]).map(attemptFromRow));
+    if (!('reason' in e)) return e;
+    this.unreadable.report(TABLE, r.id, e.reason);
+    return null;
   }
 }
