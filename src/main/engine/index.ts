@@ -97,6 +97,8 @@ export async function createEngine(o: EngineOptions) {
   }
   const box = new SecretBox(o.keyProvider);
   const token = ManagementToken.loadOrCreate(o.dataDir);
+  // The management token is a secret like any key: no log line may carry it.
+  redactor.hold('management-token', token.value);
   const bus = new EventBus();
 
   // Rows a repository cannot read are skipped, reported here, and listed in health.

@@ -101,6 +101,13 @@ describe('provider secrets', () => {
     expectNoSecret('log', t.logs.lines.join(''));
   });
 
+  it('keeps the management token out of log lines, whatever quotes it', () => {
+    t.engine.log.warn('test.quotesToken', { note: `the token is ${t.token}`, url: `/api/x?token=${t.token}` });
+    const line = t.logs.lines[t.logs.lines.length - 1]!;
+    expect(line).toContain('test.quotesToken');
+    expect(line).not.toContain(t.token);
+  });
+
 });
 
 function expectNoneOf(secrets: string[], what: string, value: unknown) {

@@ -47,7 +47,7 @@ function anthropicType(status: number): string {
   if (status === 404) return 'not_found_error';
   if (status === 429) return 'rate_limit_error';
   if (status === 503 || status === 529) return 'overloaded_error';
-  if (status === 504) return 'timeout_error';
+  if (status === 504 || status === 408) return 'timeout_error';
   return 'api_error';
 }
 
