@@ -3,7 +3,7 @@
 import type { ContentBlock, Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages/messages';
 import type { InbandError } from '../streams/errorStatus';
 import type { Frame } from '../streams/frame';
-import { sseEvent } from '../streams/sse';
+import { sseComment, sseEvent } from '../streams/sse';
 import { anthropicToolId, argumentsObject, idBase } from './content';
 import { errorEventBody } from './errors';
 import { emptyUsage, mergeUsage, type IrContent, type IrResponse, type IrSink, type IrStop, type IrUsage, type IrWriter } from './ir';
@@ -292,7 +292,10 @@ export class AnthropicEventWriter implements IrWriter {
     this.out += sseEvent('error', JSON.stringify(errorEventBody('anthropic-messages', e)));
   }
 
+  /** Heartbeats become pings; before message_start (which must come first) an SSE comment. */
   keepalive(): void {
-    if (!this.done) this.emit('ping', {});
+    if (this.done) return;
+    if (this.started) this.emit('ping', {});
+    else this.out += sseComment('keepalive');
   }
 }
