@@ -7,7 +7,7 @@ import type { Response as OpenAIResponse } from 'openai/resources/responses/resp
 import type { InbandError } from '../streams/errorStatus';
 import { sseComment } from '../streams/sse';
 import { idBase, isObject } from './content';
-import { meaningOf, openaiCode } from './errors';
+import { openaiCode } from './errors';
 import { emptyUsage, mergeUsage, type IrResponse, type IrStop, type IrUsage, type IrWriter } from './ir';
 import { toEnvelope } from './reasoningEnvelope';
 import { stopToResponses, usageToResponses } from './stops';
@@ -335,7 +335,7 @@ export class ResponsesEventWriter implements IrWriter {
     if (this.done) return;
     this.ensureStarted();
     this.done = true;
-    const code = meaningOf(e) ? openaiCode(e) : e.status === 429 ? 'rate_limit_exceeded' : openaiCode(e);
+    const code = openaiCode(e);
     this.ev('response.failed', `"response":${this.response('failed', { error: JSON.stringify({ code, message: e.message }), usage: true })}`);
   }
 
