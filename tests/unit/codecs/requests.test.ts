@@ -397,3 +397,36 @@ describe('untranslatable requests are a 400 naming the field', () => {
     expect(out.body).not.toHaveProperty('shiny_new_field');
   });
 });
+
+describe('Responses reasoning items going back to Anthropic', () => {
+  const loop = (reasoning: Record<string, unknown>) =>
+    responsesToAnthropic.request(
+      {
+        model: 'x',
+        reasoning: { effort: 'low' },
+        input: [
+          { role: 'user', content: 'ls' },
+          { type: 'reasoning', id: 'rs_1', ...reasoning },
+          { type: 'function_call', call_id: 'toolu_1', name: 'shell', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'toolu_1', output: 'a' },
+        ],
+      },
+      { model: 'claude-sonnet-4-5', stream: false },
+    );
+
+  it('raw reasoning text is read when there is no summary', () => {
+    const out = loop({ summary: [], content: [{ type: 'reasoning_text', text: 'raw thoughts' }], encrypted_content: 'swy.anthropic.thinking:S1' });
+    expect((out.body.messages as any)[1].content[0]).toEqual({ type: 'thinking', thinking: 'raw thoughts', signature: 'S1' });
+    expect(out.body.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
+  });
+
+  it('OpenAI’s own encrypted reasoning is not sent to Anthropic, and the continued tool turn runs without thinking', () => {
+    const out = loop({ summary: [{ type: 'summary_text', text: 'x' }], encrypted_content: 'gAAAAABopaque' });
+    expect((out.body.messages as any)[1].content).toEqual([{ type: 'tool_use', id: 'toolu_1', name: 'shell', input: {} }]);
+    expect(out.body.thinking).toBeUndefined();
+    expect(out.dropped).toEqual([
+      'input[1]: reasoning without an Anthropic signature cannot be sent back to Anthropic',
+      'reasoning.effort: this turn continues tool calls made without Anthropic thinking, which Anthropic refuses to think over',
+    ]);
+  });
+});

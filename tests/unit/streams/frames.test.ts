@@ -303,3 +303,15 @@ describe('FrameReader', () => {
     expect(fs.map((f) => f.type)).toEqual(['[DONE]']);
   });
 });
+
+describe('frameToSse', () => {
+  it('re-emits frames (events, multi-line data, comments) so that reading them again gives the same frames', async () => {
+    const { frameToSse } = await import('../../../src/main/engine/streams/frames');
+    const text =
+      'event: content_block_delta\r\ndata: {"type":"content_block_delta","index":0,\r\ndata: "delta":{"type":"text_delta","text":"hi"}}\r\n\r\n: keep-alive\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n';
+    const first = framesOf('anthropic-messages', text);
+    const again = framesOf('anthropic-messages', first.map(frameToSse).join(''));
+    expect(again).toEqual(first);
+    expect(first.map((f) => f.kind)).toEqual(['output', 'comment', 'terminal']);
+  });
+});

@@ -218,8 +218,9 @@ function readItem(ir: IrRequest, o: Record<string, any>, path: string): void {
       return;
     }
     case 'reasoning': {
-      const summary = Array.isArray(o.summary) ? o.summary : [];
-      const text = summary.map((s: any) => (typeof s?.text === 'string' ? s.text : '')).join('');
+      // The summary, or the raw reasoning text (open-weight models) when there is no summary.
+      const parts = Array.isArray(o.summary) && o.summary.length > 0 ? o.summary : Array.isArray(o.content) ? o.content : [];
+      const text = parts.map((s: any) => (typeof s?.text === 'string' ? s.text : '')).join('');
       const env = fromEnvelope(o.encrypted_content);
       ir.items.push({ type: 'reasoning', text, signature: env?.signature ?? null, redacted: env?.redacted ?? null, path });
       return;

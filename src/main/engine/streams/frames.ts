@@ -24,6 +24,16 @@ export interface PushResult {
   readonly error: InbandError | null;
 }
 
+/**
+ * A frame as SSE text again (same event name and data, normalised line endings): for replaying
+ * held-back frames when the original bytes are gone.
+ */
+export function frameToSse(f: Frame): string {
+  if (f.comment !== null) return `: ${f.comment}\n\n`;
+  const data = f.data.indexOf('\n') < 0 ? `data: ${f.data}\n` : f.data.split('\n').map((l) => `data: ${l}\n`).join('');
+  return `${f.event !== null ? `event: ${f.event}\n` : ''}${data}\n`;
+}
+
 const EMPTY: PushResult = Object.freeze({ frames: [], output: false, progress: false, terminal: false, error: null }) as PushResult;
 
 export class FrameReader {
