@@ -1,0 +1,337 @@
+// One SSE frame of an upstream stream, typed and classified for its API shape: is it model output
+// (text, a tool call starting or its arguments), reasoning progress, metadata, the protocol's
+// terminal event, an in-band error, or malformed. The stream-resilience logic reads the flags; the
+// codecs read `json` (parsed once, here) and re-emit; native passthrough forwards the original
+// bytes and uses frames only to decide.
+import type { InbandError } from './errorStatus';
+import { errorFromObject } from './errorStatus';
+import type { ApiShape } from './shape';
+
+/**
+ * The frame's primary class, by precedence error > malformed > output > reasoning > terminal >
+ * meta. A frame can be several things at once (a Chat chunk with text and a finish_reason is output
+ * and terminal): read the flags for that, `kind` is for switching.
+ */
+export type FrameKind = 'error' | 'malformed' | 'output' | 'reasoning' | 'terminal' | 'meta' | 'comment';
+
+export interface FrameUsage {
+  /** Prompt tokens including cache reads and writes (Anthropic's three input counters summed). */
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
+export interface Frame {
+  readonly shape: ApiShape;
+  /** The SSE `event:` field; null when the frame had none (Chat chunks). */
+  readonly event: string | null;
+  /** The SSE data as received (several `data:` lines joined by \n); '' for a comment. */
+  readonly data: string;
+  /** The text of a comment line (`: keep-alive`), null for events. */
+  readonly comment: string | null;
+  /** The parsed data; null for comments, `[DONE]` and malformed data. */
+  readonly json: any;
+  /** `type` of the JSON (Anthropic, Responses); 'chunk' or '[DONE]' for Chat; '' otherwise. */
+  readonly type: string;
+  readonly kind: FrameKind;
+  /** Characters of visible text (text, refusal) this frame adds. */
+  readonly textChars: number;
+  /** A tool call starts in this frame. */
+  readonly toolStart: boolean;
+  /** Characters of tool-call arguments this frame adds. */
+  readonly toolArgChars: number;
+  /**
+   * Reasoning progress (R-CC-30): Claude thinking deltas even when empty, a non-empty
+   * signature, Responses reasoning items and summary/text deltas, Chat `reasoning_content` /
+   * `reasoning` deltas (an empty string counts, R-CC-33). Not model output (R-CC-31).
+   */
+  readonly reasoning: boolean;
+  /** Model output: text, a tool call start, or tool-call arguments. */
+  readonly output: boolean;
+  /** The protocol's terminal event: `message_stop`; `[DONE]` or a `finish_reason`; `response.completed` / `.incomplete` / `.failed`. */
+  readonly terminal: boolean;
+  /** The stop / finish reason this frame carries, in the upstream's words. */
+  readonly stopReason: string | null;
+  /** An in-band error (Anthropic `event: error`, a Chat chunk with `error`, Responses `error` / `response.failed`). */
+  readonly error: InbandError | null;
+  /** Token usage this frame reports (a later frame's value replaces an earlier one). */
+  readonly usage: FrameUsage | null;
+}
+
+interface Draft {
+  type: string;
+  textChars: number;
+  toolStart: boolean;
+  toolArgChars: number;
+  reasoning: boolean;
+  terminal: boolean;
+  stopReason: string | null;
+  error: InbandError | null;
+  usage: FrameUsage | null;
+}
+
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const len = (v: unknown): number => (typeof v === 'string' ? v.length : 0);
+
+function anthropicUsage(u: any): FrameUsage | null {
+  if (!u || typeof u !== 'object') return null;
+  const input = num(u.input_tokens);
+  const cacheRead = num(u.cache_read_input_tokens) ?? 0;
+  const cacheWrite = num(u.cache_creation_input_tokens) ?? 0;
+  return { inputTokens: input === null ? null : input + cacheRead + cacheWrite, outputTokens: num(u.output_tokens) };
+}
+
+function openaiUsage(u: any): FrameUsage | null {
+  if (!u || typeof u !== 'object') return null;
+  return {
+    inputTokens: num(u.prompt_tokens) ?? num(u.input_tokens),
+    outputTokens: num(u.completion_tokens) ?? num(u.output_tokens),
+  };
+}
+
+function classifyAnthropic(d: Draft, j: any, event: string | null): void {
+  const type = typeof j.type === 'string' ? j.type : (event ?? '');
+  d.type = type;
+  switch (type) {
+    case 'message_start':
+      d.usage = anthropicUsage(j.message?.usage);
+      return;
+    case 'content_block_start': {
+      const cb = j.content_block ?? {};
+      switch (cb.type) {
+        case 'text':
+          d.textChars = len(cb.text);
+          return;
+        case 'thinking':
+        case 'redacted_thinking':
+          d.reasoning = true;
+          return;
+        case 'tool_use':
+        case 'server_tool_use':
+        case 'mcp_tool_use':
+          d.toolStart = true;
+          return;
+        default:
+          return;
+      }
+    }
+    case 'content_block_delta': {
+      const delta = j.delta ?? {};
+      switch (delta.type) {
+        case 'text_delta':
+          d.textChars = len(delta.text);
+          return;
+        case 'input_json_delta':
+          d.toolArgChars = len(delta.partial_json);
+          return;
+        case 'thinking_delta':
+          d.reasoning = true;
+          return;
+        case 'signature_delta':
+          d.reasoning = len(delta.signature) > 0;
+          return;
+        default:
+          return;
+      }
+    }
+    case 'message_delta':
+      d.stopReason = typeof j.delta?.stop_reason === 'string' ? j.delta.stop_reason : null;
+      d.usage = anthropicUsage(j.usage);
+      return;
+    case 'message_stop':
+      d.terminal = true;
+      return;
+    case 'error':
+      d.error = errorFromObject(j.error ?? j);
+      return;
+    default:
+      return;
+  }
+}
+
+function classifyChat(d: Draft, j: any): void {
+  d.type = 'chunk';
+  if (j.error) {
+    d.error = errorFromObject(j.error);
+    return;
+  }
+  const choices = j.choices;
+  if (Array.isArray(choices)) {
+    for (let i = 0; i < choices.length; i++) {
+      const c = choices[i];
+      if (!c || typeof c !== 'object') continue;
+      const delta = c.delta ?? c.message;
+      if (delta && typeof delta === 'object') {
+        d.textChars += len(delta.content) + len(delta.refusal);
+        if (typeof delta.reasoning_content === 'string' || typeof delta.reasoning === 'string') d.reasoning = true;
+        else if (Array.isArray(delta.reasoning_details) && delta.reasoning_details.length > 0) d.reasoning = true;
+        const calls = delta.tool_calls;
+        if (Array.isArray(calls)) {
+          for (let k = 0; k < calls.length; k++) {
+            const tc = calls[k];
+            if (!tc || typeof tc !== 'object') continue;
+            if (typeof tc.id === 'string' || len(tc.function?.name) > 0) d.toolStart = true;
+            d.toolArgChars += len(tc.function?.arguments);
+          }
+        }
+      }
+      if (typeof c.finish_reason === 'string' && c.finish_reason !== '') {
+        d.terminal = true;
+        d.stopReason = c.finish_reason;
+        if (c.finish_reason === 'error' && c.error) d.error = errorFromObject(c.error);
+      }
+    }
+  }
+  if (j.usage) d.usage = openaiUsage(j.usage);
+}
+
+const RESPONSES_TOOL_ITEMS = new Set([
+  'function_call',
+  'custom_tool_call',
+  'mcp_call',
+  'local_shell_call',
+  'shell_call',
+  'apply_patch_call',
+  'computer_call',
+]);
+
+function classifyResponses(d: Draft, j: any, event: string | null): void {
+  const type = typeof j.type === 'string' ? j.type : (event ?? '');
+  d.type = type;
+  switch (type) {
+    case 'response.output_text.delta':
+    case 'response.refusal.delta':
+      d.textChars = len(j.delta);
+      return;
+    case 'response.function_call_arguments.delta':
+    case 'response.custom_tool_call_input.delta':
+    case 'response.mcp_call_arguments.delta':
+      d.toolArgChars = len(j.delta);
+      return;
+    case 'response.output_item.added': {
+      const t = j.item?.type;
+      if (t === 'reasoning') d.reasoning = true;
+      else if (RESPONSES_TOOL_ITEMS.has(t)) d.toolStart = true;
+      return;
+    }
+    case 'response.output_item.done':
+      if (j.item?.type === 'reasoning') d.reasoning = true;
+      return;
+    case 'response.reasoning_summary_part.added':
+    case 'response.reasoning_summary_text.delta':
+    case 'response.reasoning_text.delta':
+      d.reasoning = true;
+      return;
+    case 'response.completed':
+      d.terminal = true;
+      d.stopReason = 'completed';
+      d.usage = openaiUsage(j.response?.usage);
+      return;
+    case 'response.incomplete':
+      d.terminal = true;
+      d.stopReason = typeof j.response?.incomplete_details?.reason === 'string' ? j.response.incomplete_details.reason : 'incomplete';
+      d.usage = openaiUsage(j.response?.usage);
+      return;
+    case 'response.failed':
+      d.terminal = true;
+      d.stopReason = 'failed';
+      d.error = errorFromObject(j.response?.error ?? { message: 'the response failed' });
+      d.usage = openaiUsage(j.response?.usage);
+      return;
+    case 'error':
+      d.error = errorFromObject(j.error ?? j);
+      return;
+    default:
+      return;
+  }
+}
+
+function finish(shape: ApiShape, event: string | null, data: string, json: any, d: Draft, malformed: boolean): Frame {
+  const output = d.textChars > 0 || d.toolStart || d.toolArgChars > 0;
+  const kind: FrameKind = d.error
+    ? 'error'
+    : malformed
+      ? 'malformed'
+      : output
+        ? 'output'
+        : d.reasoning
+          ? 'reasoning'
+          : d.terminal
+            ? 'terminal'
+            : 'meta';
+  return {
+    shape,
+    event,
+    data,
+    comment: null,
+    json,
+    type: d.type,
+    kind,
+    textChars: d.textChars,
+    toolStart: d.toolStart,
+    toolArgChars: d.toolArgChars,
+    reasoning: d.reasoning,
+    output,
+    terminal: d.terminal,
+    stopReason: d.stopReason,
+    error: d.error,
+    usage: d.usage,
+  };
+}
+
+/** Classifies one SSE event of the given shape. Never throws: bad JSON is a `malformed` frame. */
+export function classifyFrame(shape: ApiShape, event: string | null, data: string): Frame {
+  const d: Draft = {
+    type: '',
+    textChars: 0,
+    toolStart: false,
+    toolArgChars: 0,
+    reasoning: false,
+    terminal: false,
+    stopReason: null,
+    error: null,
+    usage: null,
+  };
+  if (shape === 'openai-chat' && data.charCodeAt(0) === 91 /* [ */ && data.trim() === '[DONE]') {
+    d.type = '[DONE]';
+    d.terminal = true;
+    return finish(shape, event, data, null, d, false);
+  }
+  let json: any = null;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    json = null;
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    // An `event: error` whose data is not JSON is still an error.
+    if (event === 'error') d.error = { status: 500, type: '', code: null, message: data.slice(0, 500) || 'upstream stream error' };
+    d.type = event ?? '';
+    return finish(shape, event, data, null, d, true);
+  }
+  if (shape === 'anthropic-messages') classifyAnthropic(d, json, event);
+  else if (shape === 'openai-chat') classifyChat(d, json);
+  else classifyResponses(d, json, event);
+  return finish(shape, event, data, json, d, false);
+}
+
+/** A comment line (`: keep-alive`, `: OPENROUTER PROCESSING`): a heartbeat, never progress. */
+export function commentFrame(shape: ApiShape, text: string): Frame {
+  return {
+    shape,
+    event: null,
+    data: '',
+    comment: text,
+    json: null,
+    type: '',
+    kind: 'comment',
+    textChars: 0,
+    toolStart: false,
+    toolArgChars: 0,
+    reasoning: false,
+    output: false,
+    terminal: false,
+    stopReason: null,
+    error: null,
+    usage: null,
+  };
+}
