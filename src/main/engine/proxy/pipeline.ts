@@ -122,6 +122,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
     values['routing.strategy'],
     values['p2cLatency.weight'],
   );
+  deps.resilience.orderForProbe(order, deps.clock.now());
   // One controller per request: aborted when the client goes away or an execution budget runs
   // out; the reason tells which. It is the signal undici sees, so either ends the upstream call.
   const clientGone = new AbortController();
