@@ -190,14 +190,12 @@ export function onProviderSuccess(r: BreakerRecord, now: number, conn: string, p
   if (r.state === 'OPEN') return move(from, closedAfter(r));
   const s = settle(r, now, p);
   if (s.failures === 0) return s;
-  if (s.state === 'DEGRADED') {
-    const successes = s.successes + 1;
-    if (successes >= DEGRADED_RECOVERY_SUCCESSES) return move(from, closedAfter(s));
-    const window = push(s.window, { at: now, ok: true, conn }, p);
-    return move(from, { ...s, successes, window, failures: countFailures(window) });
-  }
+  const successes = s.state === 'DEGRADED' ? s.successes + 1 : 0;
   const window = push(s.window, { at: now, ok: true, conn }, p);
-  return move(from, { ...s, window, failures: countFailures(window) });
+  const failures = countFailures(window);
+  // Enough successes in a row, or the last failure pushed out of the window: healthy again.
+  if (successes >= DEGRADED_RECOVERY_SUCCESSES || failures === 0) return move(from, closedAfter(s));
+  return move(from, s.state === 'DEGRADED' ? { ...s, successes, window, failures } : { ...s, window, failures });
 }
 
 /** A good "test connection" (R-CB-05): DEGRADED (and any CLOSED count) goes back to CLOSED. */
