@@ -162,9 +162,14 @@ export interface BreakerView {
   provider: string;
   profile: AuthClass;
   state: BreakerState;
+  /** Provider-wide failures in the sliding window. */
   failures: number;
   degradationThreshold: number;
   failureThreshold: number;
+  /** Least share of failures among the window's outcomes (percent) for DEGRADED or OPEN. */
+  failureRatePercent: number;
+  /** Provider-level outcomes (failures and successes) in the sliding window. */
+  windowOutcomes: number;
   resetTimeoutMs: number;
   openedAt: number | null;
   /** When an OPEN breaker admits its probe (reported lazily as HALF_OPEN from then on). */
@@ -177,6 +182,14 @@ export interface BreakerView {
 
 export type LockoutScope = 'family' | 'exact';
 
+/**
+ * Why a model lock exists: `status` the model-lockout status rule (§3.1, master switch);
+ * `rate_limit` a 429 without account-wide evidence, cooling only that model on that connection
+ * (connection-cooldown durations, independent of the switch); `queue` a long body-declared wait
+ * (R-RQ-13); `request_rejected` R-CC-37; `no_cooling` a disableCooling connection's cooldown.
+ */
+export type LockOrigin = 'status' | 'rate_limit' | 'queue' | 'request_rejected' | 'no_cooling';
+
 export interface ModelLockoutView {
   provider: string;
   connectionId: string;
@@ -185,6 +198,7 @@ export interface ModelLockoutView {
   scope: LockoutScope;
   reason: string;
   status: number | null;
+  origin: LockOrigin;
   failureCount: number;
   lockedAt: number;
   expiresAt: number;

@@ -1,5 +1,6 @@
 // Acceptance for the dashboard (issue 6): two connections added through the UI, one answers 429
-// with Retry-After: 60, a request goes through the proxy, the dashboard shows that connection
+// with Retry-After: 60 and an account-wide signal (a rejected unified limit: without one, a 429
+// rests only the model that was asked for), a request goes through the proxy, the dashboard shows that connection
 // cooling down with the reason, clearing it from the Cooldown manager makes it healthy, and the next
 // request reaches it. Needs the resilience core (connection cooldowns) in the engine.
 import { expect, test } from './fixtures';
@@ -14,7 +15,7 @@ test('a 429 with Retry-After cools only that connection until it is cleared from
   fake.script({ key: 'key-alpha-0001', path: '/v1/messages' }, [
     {
       status: 429,
-      headers: { 'retry-after': '60' },
+      headers: { 'retry-after': '60', 'anthropic-ratelimit-unified-status': 'rejected' },
       json: { type: 'error', error: { type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit' } },
     },
   ]);
@@ -81,7 +82,7 @@ test('a selection of cooling connections, or all of a provider, is cleared at on
   ] as const) {
     await app.api('POST', '/api/providers', { name, kind: 'anthropic', baseUrl: fake.anthropicUrl, secret, priority });
   }
-  fake.script({ path: '/v1/messages' }, [{ status: 429, headers: { 'retry-after': '120' }, json: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } }]);
+  fake.script({ path: '/v1/messages' }, [{ status: 429, headers: { 'retry-after': '120', 'anthropic-ratelimit-unified-status': 'rejected' }, json: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } }]);
   const key = await clientKey(app);
   expect(await sendMessage(app, key)).toBe(429);
 

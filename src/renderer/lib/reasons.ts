@@ -28,6 +28,7 @@ const ERROR_TYPES: Record<string, string> = {
   stream_error: 'Stream broke off',
   banned: 'Account banned',
   expired: 'Credentials expired',
+  outlier_ejected: 'Ejected: kept failing while other keys worked',
 };
 
 /** "rate_limit_exceeded" -> "Rate limited"; "http_418" -> "HTTP 418"; unknown -> spaced words. */

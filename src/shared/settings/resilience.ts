@@ -120,6 +120,18 @@ export const resilienceSettings = {
     IntDef
   >),
 
+  'providerBreaker.failureRatePercent': int({
+    group: 'providerBreaker',
+    resilience: true,
+    label: 'Failure rate to trip (%)',
+    description:
+      'Failures are counted in a sliding window (the last outcomes within one reset timeout); the breaker degrades or opens only when they reach the thresholds above AND make up at least this share of the outcomes. 50 trips a provider that fails every other request.',
+    default: 50,
+    min: 1,
+    max: 100,
+    env: envNames('CIRCUIT_BREAKER_FAILURE_RATE_PERCENT'),
+  }),
+
   'providerCooldown.enabled': bool({
     group: 'providerCooldown',
     resilience: true,
@@ -176,6 +188,54 @@ export const resilienceSettings = {
     label: 'Cool connections on stream stalls',
     description: 'A stalled stream is recorded on its connection; when on, it also cools that connection.',
     default: false,
+  }),
+  'outlierEjection.enabled': bool({
+    group: 'connectionCooldown',
+    resilience: true,
+    label: 'Outlier ejection',
+    description:
+      'Take a connection out of routing when it fails (5xx, refused, reset or timed out) several times in a row while another connection of the same provider succeeds.',
+    default: true,
+  }),
+  'outlierEjection.consecutiveFailures': int({
+    group: 'connectionCooldown',
+    resilience: true,
+    label: 'Outlier: failures in a row',
+    description: 'Consecutive 5xx or transport failures on one connection that eject it (a success resets the count).',
+    default: 2,
+    min: 1,
+    max: 100,
+    unit: 'count',
+  }),
+  'outlierEjection.baseEjectionMs': int({
+    group: 'connectionCooldown',
+    resilience: true,
+    label: 'Outlier: first ejection',
+    description: 'Length of the first ejection; the n-th ejection lasts n times this (one step is forgiven per this long without an ejection).',
+    default: 10 * SEC,
+    min: 1 * SEC,
+    max: HOUR,
+    unit: 'ms',
+  }),
+  'outlierEjection.maxEjectionMs': int({
+    group: 'connectionCooldown',
+    resilience: true,
+    label: 'Outlier: longest ejection',
+    description: 'Cap on the growing ejection (never below the first ejection).',
+    default: 5 * MIN,
+    min: 1 * SEC,
+    max: DAY,
+    unit: 'ms',
+  }),
+  'outlierEjection.siblingWindowMs': int({
+    group: 'connectionCooldown',
+    resilience: true,
+    label: 'Outlier: sibling success window',
+    description: 'A sibling connection counts as succeeding when its latest outcome is a success no older than this.',
+    default: 60 * SEC,
+    min: 1 * SEC,
+    max: HOUR,
+    unit: 'ms',
   }),
   providerQuotaOverrides: json<ProviderQuotaOverride[]>({
     group: 'connectionCooldown',

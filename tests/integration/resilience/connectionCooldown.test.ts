@@ -1,7 +1,8 @@
 // Connection cooldown through HTTP (§2): which keys the fake upstream sees, the selected
-// connection header, and what GET /api/resilience/cooldowns reports.
+// connection header, and what GET /api/resilience/cooldowns reports. The 429s here carry an
+// account-wide signal (accountLimited), since a plain 429 rests only its model (rateLimitScope.test.ts).
 import { describe, expect, it } from 'vitest';
-import { anthropicError, ask, cooldownOf, breakerOf, keysSeen, rateLimited, rigPerTest } from './support';
+import { ACCOUNT_WIDE, accountLimited, anthropicError, ask, cooldownOf, breakerOf, keysSeen, rateLimited, rigPerTest } from './support';
 
 const KA = 'sk-ant-key-aaaaaaaaaaaa';
 const KB = 'sk-ant-key-bbbbbbbbbbbb';
@@ -17,7 +18,7 @@ describe('connection cooldown', () => {
     const a = await r.add('Key A', KA);
     const b = await r.add('Key B', KB);
     const c = await r.add('Key C', KC);
-    fake.script({ key: KA }, [rateLimited({ 'retry-after': '30' })]);
+    fake.script({ key: KA }, [accountLimited({ 'retry-after': '30' })]);
     const answers = [];
     for (let i = 0; i < 20; i++) answers.push(await ask(r.client));
     expect(answers.every((x) => x.status === 200)).toBe(true);
@@ -33,7 +34,7 @@ describe('connection cooldown', () => {
     const r = await start();
     const a = await r.add('Key A', KA, { priority: 1 });
     const b = await r.add('Key B', KB, { priority: 2 });
-    fake.script({ key: KA }, [rateLimited()]);
+    fake.script({ key: KA }, [accountLimited()]);
     const first = await ask(r.client);
     expect(first).toMatchObject({ status: 200, selected: b.id });
     expect(keysSeen(fake)).toEqual([KA, KB]);
@@ -51,7 +52,7 @@ describe('connection cooldown', () => {
     const r = await start();
     const api = await r.add('API', KA);
     const oauth = await r.add('OAuth', KB, { authClass: 'oauth', provider: 'claude' });
-    fake.script({}, [rateLimited()]);
+    fake.script({}, [accountLimited()]);
     await ask(r.client, 'anthropic/claude-x');
     expect(await cooldownOf(r.t, api.id)).toMatchObject({ remainingMs: 3_000, backoffLevel: 1 });
     await ask(r.client, 'claude/claude-x');
@@ -77,7 +78,7 @@ describe('connection cooldown', () => {
     const r = await start();
     const a = await r.add('Key A', KA);
     await r.t.api.patchResilience({ patch: { connectionCooldown: { apikeyBaseMs: 10_000, maxBackoffSteps: 1 } } });
-    fake.script({ key: KA }, [rateLimited()]);
+    fake.script({ key: KA }, [accountLimited()]);
     const ms: number[] = [];
     for (let i = 0; i < 3; i++) {
       await ask(r.client);
@@ -95,7 +96,7 @@ describe('connection cooldown', () => {
   ])('an API-key 429 with a %s hint cools for exactly that long', async (_n, headers, message, expected) => {
     const r = await start();
     const a = await r.add('Key A', KA);
-    fake.script({ key: KA }, [rateLimited(headers as Record<string, string>, message || undefined)]);
+    fake.script({ key: KA }, [accountLimited(headers as Record<string, string>, message || undefined)]);
     const answer = await ask(r.client);
     expect(answer.status).toBe(429);
     expect(Number(answer.retryAfter)).toBe(expected / 1000);
@@ -105,7 +106,7 @@ describe('connection cooldown', () => {
   it('upstream hints are honoured for OAuth connections too, and can be switched off', async () => {
     const r = await start();
     const o = await r.add('OAuth', KA, { authClass: 'oauth' });
-    fake.script({ key: KA }, [rateLimited({ 'retry-after': '9' })]);
+    fake.script({ key: KA }, [accountLimited({ 'retry-after': '9' })]);
     await ask(r.client);
     expect((await cooldownOf(r.t, o.id)).remainingMs).toBe(9_000);
     r.clock.advance(9_000);
@@ -120,7 +121,7 @@ describe('connection cooldown', () => {
     await r.t.api.patchResilience({ patch: { providerQuotaOverrides: [{ provider: 'anthropic', rateLimitCooldownSeconds: 120 }] } });
     const step = async (headers: Record<string, string>) => {
       fake.reset();
-      fake.script({ key: KA }, [rateLimited(headers)]);
+      fake.script({ key: KA }, [accountLimited(headers)]);
       await ask(r.client);
       const cd = await cooldownOf(r.t, a.id);
       r.clock.advance(cd.remainingMs);
@@ -168,7 +169,7 @@ describe('connection cooldown', () => {
     let release!: () => void;
     const allIn = new Promise<void>((res) => (release = res));
     const body = JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } });
-    fake.script({ key: KA }, [{ status: 429, headers: { 'content-type': 'application/json' }, chunks: [{ data: body, gate: allIn }] }]);
+    fake.script({ key: KA }, [{ status: 429, headers: { 'content-type': 'application/json', ...ACCOUNT_WIDE }, chunks: [{ data: body, gate: allIn }] }]);
     const pending = Array.from({ length: 10 }, () => ask(r.client));
     await fake.waitFor(() => fake.requestsFor({ key: KA }).length === 10, 10_000);
     release();
@@ -212,7 +213,7 @@ describe('connection cooldown', () => {
   it('a success clears every error field (clearAccountError)', async () => {
     const r = await start();
     const a = await r.add('Key A', KA);
-    fake.script({ key: KA }, [rateLimited(), rateLimited()]);
+    fake.script({ key: KA }, [accountLimited(), accountLimited()]);
     await ask(r.client);
     r.clock.advance(3_000);
     await ask(r.client);
@@ -254,7 +255,7 @@ describe('connection cooldown', () => {
     const r = await start();
     const a = await r.add('Key A', KA, { priority: 1, disableCooling: true });
     await r.add('Key B', KB, { priority: 2 });
-    fake.script({ key: KA, model: 'claude-x' }, [rateLimited()]);
+    fake.script({ key: KA, model: 'claude-x' }, [accountLimited()]);
     await ask(r.client, 'claude-x');
     expect(await cooldownOf(r.t, a.id)).toMatchObject({ status: 'active', lastErrorType: 'rate_limit_exceeded' });
     const mc = await r.t.api.listModelCooldowns();

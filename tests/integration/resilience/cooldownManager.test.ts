@@ -1,7 +1,7 @@
 // The cooldown manager's REST API (§3b) and the push events the dashboard receives.
 import { describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../../src/shared/contract';
-import { anthropicError, ask, cooldownOf, rateLimited, unavailable, rigPerTest } from './support';
+import { accountLimited, anthropicError, ask, cooldownOf, unavailable, rigPerTest } from './support';
 
 const KA = 'sk-ant-key-aaaaaaaaaaaa';
 const KB = 'sk-ant-key-bbbbbbbbbbbb';
@@ -100,7 +100,7 @@ describe('cooldown manager', () => {
     const offH = r.t.api.on('health', (p) => health.push(p));
     try {
       await fake.waitFor(() => events.length > 0 && health.length > 0);
-      fake.script({ key: KA }, [rateLimited()]);
+      fake.script({ key: KA }, [accountLimited()]);
       await ask(r.client);
       r.clock.advance(300);
       await fake.waitFor(() => events.some((e) => e.cooldowns.connections.some((c) => c.connectionId === a.id && c.status === 'cooling')));

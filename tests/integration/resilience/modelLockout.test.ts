@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../support/fakeClock';
-import { anthropicError, ask, cooldownOf, rateLimited, rigPerTest, type Rig } from './support';
+import { accountLimited, anthropicError, ask, cooldownOf, rateLimited, rigPerTest, type Rig } from './support';
 
 const KA = 'sk-ant-key-aaaaaaaaaaaa';
 const KB = 'sk-ant-key-bbbbbbbbbbbb';
@@ -23,12 +23,22 @@ describe('model lockout', () => {
   };
   const lockouts = async (r: Rig) => (await r.t.api.listModelCooldowns()).lockouts;
 
-  it('is off by default: a 429 on one model cools the connection and locks nothing', async () => {
+  it('is off by default: a 404 locks nothing and an account-wide 429 cools the connection, not a model', async () => {
     const { r, a } = await start(false);
-    fake.script({ key: KA, model: 'model-x' }, [rateLimited()]);
+    fake.script({ key: KA, model: 'model-x' }, [accountLimited()]);
+    fake.script({ key: KA, model: 'model-z' }, [anthropicError(404, 'not_found_error', 'model: model-z')]);
+    await ask(r.client, 'model-z');
     await ask(r.client, 'model-x');
     expect(await lockouts(r)).toEqual([]);
     expect((await cooldownOf(r.t, a.id)).status).toBe('cooling');
+  });
+
+  it('with the switch off, a plain 429 still rests its model (origin rate_limit, not the status rule)', async () => {
+    const { r, a } = await start(false);
+    fake.script({ key: KA, model: 'model-x' }, [rateLimited()]);
+    await ask(r.client, 'model-x');
+    expect(await lockouts(r)).toEqual([expect.objectContaining({ connectionId: a.id, model: 'model-x', origin: 'rate_limit' })]);
+    expect((await cooldownOf(r.t, a.id)).status).toBe('active');
   });
 
   it('when on, a 429 locks only that model for 120 s; the connection keeps serving its other models', async () => {
@@ -46,6 +56,8 @@ describe('model lockout', () => {
 
   it('uses the errorCodes list: 403/404/429/502/503/504 lock, 500 does not', async () => {
     const { r } = await start(true);
+    // Key A fails on every model while B serves: keep it in routing (no outlier ejection) for this test.
+    await r.t.api.patchResilience({ patch: { outlierEjection: { enabled: false } } });
     for (const status of [403, 404, 429, 502, 503, 504, 500]) {
       fake.script({ key: KA, model: `m-${status}` }, [anthropicError(status, 'error', `status ${status}`)]);
       await ask(r.client, `m-${status}`);

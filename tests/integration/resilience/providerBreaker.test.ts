@@ -292,7 +292,7 @@ describe('provider circuit breaker', () => {
     expect(await breakerOf(r.t, 'anthropic')).toMatchObject({ state: 'OPEN', resetTimeoutMs: 5_000 });
   });
 
-  it('rate limits never open the breaker, even twenty in a row (they cool the key instead)', async () => {
+  it('rate limits never open the breaker, even twenty in a row (they rest the model instead)', async () => {
     const r = await start();
     const a = await r.add('Key A', KA);
     fake.script({ key: KA }, [rateLimited()]);
@@ -302,6 +302,7 @@ describe('provider circuit breaker', () => {
     }
     expect(keysSeen(fake)).toHaveLength(20);
     expect(await breakerOf(r.t, 'anthropic')).toMatchObject({ state: 'CLOSED', failures: 0 });
-    expect((await r.t.api.listCooldowns({})).connections.find((c) => c.connectionId === a.id)!.status).toBe('cooling');
+    const entry = (await r.t.api.listCooldowns({})).connections.find((c) => c.connectionId === a.id)!;
+    expect(entry.lockouts).toEqual([expect.objectContaining({ model: 'claude-x', origin: 'rate_limit' })]);
   });
 });

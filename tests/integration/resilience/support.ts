@@ -105,6 +105,13 @@ export const anthropicError = (status: number, type: string, message: string, he
 export const rateLimited = (headers: Record<string, string> = {}, message = 'Number of requests has exceeded your rate limit') =>
   anthropicError(429, 'rate_limit_error', message, headers);
 
+/**
+ * A 429 that says the account is spent (a rejected unified limit): it cools the whole connection.
+ * A plain 429 without such a signal rests only the model that was asked for (issue 9).
+ */
+export const ACCOUNT_WIDE = { 'anthropic-ratelimit-unified-status': 'rejected' } as const;
+export const accountLimited = (headers: Record<string, string> = {}, message?: string) => rateLimited({ ...ACCOUNT_WIDE, ...headers }, message);
+
 export const unavailable = () => anthropicError(503, 'overloaded_error', 'service unavailable');
 
 /** The cooldown-manager entry of one connection. */

@@ -75,6 +75,7 @@ export function lockout(p: Partial<ModelLockoutView> = {}): ModelLockoutView {
     scope: 'exact',
     reason: 'model_not_found',
     status: 404,
+    origin: 'status',
     failureCount: 1,
     lockedAt: 0,
     expiresAt: 2_000_000,

@@ -17,7 +17,7 @@ const classify = (f: UpstreamFailure) => classifyFailure(f, NOW);
 describe('classifyFailure: which layer owns a failure', () => {
   it.each([408, 500, 502, 503, 504])('%i is provider-level: it trips the breaker, records the error, fails over', (status) => {
     const v = classify(http(status, { error: { message: 'upstream trouble' } }));
-    expect(v).toMatchObject({ scope: 'provider', tripsBreaker: true, failover: true, countsForWindowGate: true });
+    expect(v).toMatchObject({ scope: 'provider', tripsBreaker: true, failover: true, countsForWindowGate: true, outlier: true });
     expect(v.cooldown).toEqual({ kind: 'record' });
   });
 
@@ -27,11 +27,11 @@ describe('classifyFailure: which layer owns a failure', () => {
 
   it('a 529 overload fails over and feeds the window gate but not the breaker', () => {
     const v = classify(http(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }));
-    expect(v).toMatchObject({ reason: 'overloaded', tripsBreaker: false, countsForWindowGate: true, failover: true });
+    expect(v).toMatchObject({ reason: 'overloaded', tripsBreaker: false, countsForWindowGate: true, failover: true, outlier: true });
   });
 
   it.each(['connect_timeout', 'headers_timeout', 'network'] as const)('a transport failure (%s) is provider-level and trips the breaker', (kind) => {
-    expect(classify(transport(kind))).toMatchObject({ scope: 'provider', tripsBreaker: true, failover: true, breakerKind: expect.any(String) });
+    expect(classify(transport(kind))).toMatchObject({ scope: 'provider', tripsBreaker: true, failover: true, outlier: true });
   });
 
   it('a stream stall belongs to its request: no breaker, no gate, a stall cooldown rule, failover before commit', () => {
@@ -78,15 +78,50 @@ describe('classifyFailure: which layer owns a failure', () => {
 });
 
 describe('classifyFailure: rate limits, quota and concurrency', () => {
-  it('a plain 429 is a rate limit with the precedence-chain cooldown and the breaker kind rate_limit', () => {
+  it('a plain 429 is a rate limit of that model only: the precedence-chain cooldown, scoped to (connection, model)', () => {
     expect(classify(http(429, { error: { type: 'rate_limit_error', message: 'slow down' } }))).toMatchObject({
       reason: 'rate_limit_exceeded',
-      scope: 'connection',
+      scope: 'model',
+      scopeEvidence: null,
       cooldown: { kind: 'rate_limit' },
-      breakerKind: 'rate_limit',
+      tripsBreaker: false,
+      outlier: false,
       failover: true,
       lockoutScope: 'family',
+      modelScopable: true,
     });
+  });
+
+  it.each([
+    ['a rejected unified limit', { 'anthropic-ratelimit-unified-status': 'rejected' }, '', 'unified_limit'],
+    ['a rejected unified window', { 'anthropic-ratelimit-unified-7d-status': 'Rejected' }, '', 'unified_limit'],
+    ['a spent key-wide x-ratelimit-remaining', { 'x-ratelimit-remaining': '0' }, '', 'key_wide_limit'],
+    ['a spent account dimension', { 'x-ratelimit-remaining-requests-account': '0' }, '', 'key_wide_limit'],
+    ['account-wide wording', {}, "This request would exceed your account's rate limit.", 'account_wording'],
+    ['quota wording', {}, 'You exceeded your current quota', 'quota_wording'],
+  ])('%s widens a 429 to the whole connection', (_n, headers, body, evidence) => {
+    const v = classify(http(429, body, headers as Record<string, string>));
+    expect(v).toMatchObject({ scope: 'connection', scopeEvidence: evidence, cooldown: { kind: 'rate_limit' }, modelScopable: false, tripsBreaker: false });
+  });
+
+  it.each([
+    ['unified status allowed', { 'anthropic-ratelimit-unified-status': 'allowed_warning' }],
+    ['a per-model limit spent', { 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-remaining-tokens': '100' }],
+    ['Anthropic per-model headers', { 'anthropic-ratelimit-requests-remaining': '0' }],
+    ['a key-wide limit with room left', { 'x-ratelimit-remaining': '12' }],
+  ])('%s keeps a 429 model-scoped', (_n, headers) => {
+    expect(classify(http(429, 'rate limited', headers as Record<string, string>)).scope).toBe('model');
+  });
+
+  it('a provider metered per account widens every 429; per-model quota keeps quota wording with the model', () => {
+    const perAccount = { perAccount: true, perModelQuota: false };
+    expect(classifyFailure(http(429, 'slow down'), NOW, perAccount)).toMatchObject({ scope: 'connection', scopeEvidence: 'per_account' });
+    const perModel = { perAccount: false, perModelQuota: true };
+    expect(classifyFailure(http(429, 'Quota exceeded for metric requests, model: gemini-pro'), NOW, perModel)).toMatchObject({
+      reason: 'quota_exhausted',
+      scope: 'model',
+    });
+    expect(classifyFailure(http(429, 'slow down', { 'anthropic-ratelimit-unified-status': 'rejected' }), NOW, perModel).scope).toBe('connection');
   });
 
   it.each([
@@ -94,14 +129,14 @@ describe('classifyFailure: rate limits, quota and concurrency', () => {
     'You have hit the CONCURRENCY LIMIT',
     'parallel request limit exceeded',
     '{"error":{"code":"1302","message":"并发数过高，请降低并发"}}',
-  ])('a concurrency 429 ("%s") rests the key 1 s, takes no backoff step and skips the breaker', (body) => {
+  ])('a concurrency 429 ("%s") rests the key 1 s, takes no backoff step and never reaches the breaker', (body) => {
     const v = classify(http(429, body));
     expect(v).toMatchObject({
       reason: 'concurrency_limited',
+      scope: 'connection',
       cooldown: { kind: 'fixed', ms: CONCURRENCY_LIMIT_COOLDOWN_MS },
-      skipProviderBreaker: true,
       tripsBreaker: false,
-      breakerKind: 'rate_limit',
+      outlier: false,
       failover: true,
     });
   });
@@ -112,7 +147,7 @@ describe('classifyFailure: rate limits, quota and concurrency', () => {
 
   it('a quota phrase wins over a concurrency phrase', () => {
     const v = classify(http(429, 'concurrency limit reached; you exceeded your current quota'));
-    expect(v).toMatchObject({ reason: 'quota_exhausted', cooldown: { kind: 'rate_limit' }, skipProviderBreaker: false });
+    expect(v).toMatchObject({ reason: 'quota_exhausted', cooldown: { kind: 'rate_limit' }, scope: 'connection' });
   });
 
   it('carries the upstream hint and relays it to the client', () => {

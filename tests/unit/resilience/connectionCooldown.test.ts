@@ -9,6 +9,7 @@ import {
   onConnectionFailure,
   onConnectionSuccess,
   operatorReset,
+  rateLimitCooldown,
   type CooldownSettings,
   type FailureEvent,
 } from '../../../src/main/engine/resilience/connectionCooldown';
@@ -234,5 +235,31 @@ describe('retry delay precedence (R-CC-12)', () => {
     expect(connectionRetrySeconds({ providerSpecificData: {} })).toBeNull();
     expect(providerRetrySeconds([{ provider: 'glm', rateLimitCooldownSeconds: 120 }], 'glm')).toBe(120);
     expect(providerRetrySeconds([{ provider: 'glm', rateLimitCooldownSeconds: 120 }], 'kimi')).toBeNull();
+  });
+});
+
+describe('the rate-limit cooldown narrowed to a model (rateLimitCooldown)', () => {
+  it('follows the connection rules: base · 2^level, a hint takes a step, a configured delay resets the level', () => {
+    const clock = new FakeClock();
+    let st = { until: null as number | null, level: 0 };
+    const lengths: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const out = rateLimitCooldown(st, { now: clock.now(), delay: { source: 'backoff' }, concurrent: false }, API_KEY)!;
+      lengths.push(out.state.until! - clock.now());
+      st = out.state;
+      clock.advance(out.ms);
+    }
+    expect(lengths).toEqual([3_000, 6_000, 12_000]);
+    expect(st.level).toBe(3);
+    const hinted = rateLimitCooldown(st, { now: clock.now(), delay: { source: 'hint', ms: 3_600_000 }, concurrent: false }, API_KEY)!;
+    expect(hinted).toMatchObject({ ms: 3_600_000, state: { level: 4 } });
+    const configured = rateLimitCooldown(st, { now: clock.now(), delay: { source: 'provider', ms: 45_000 }, concurrent: false }, API_KEY)!;
+    expect(configured.state).toEqual({ until: clock.now() + 45_000, level: 0 });
+  });
+
+  it('stampede: an attempt already in flight changes nothing, unless its hint asks for longer', () => {
+    const st = { until: 10_000, level: 1 };
+    expect(rateLimitCooldown(st, { now: 1_000, delay: { source: 'backoff' }, concurrent: true }, API_KEY)).toBeNull();
+    expect(rateLimitCooldown(st, { now: 1_000, delay: { source: 'hint', ms: 60_000 }, concurrent: true }, API_KEY)!.state).toEqual({ until: 61_000, level: 1 });
   });
 });

@@ -133,3 +133,46 @@ describe('lockout decay and state', () => {
     expect(l.list(1).map((e) => e.model)).toEqual(['q']);
   });
 });
+
+describe('model-scoped rate-limit cooldowns (origin rate_limit)', () => {
+  const cool = (l: ModelLockouts, until: number, backoffLevel: number, now: number) =>
+    l.setCooldown(A, { scope: 'family', reason: 'rate_limit_exceeded', status: 429, until, backoffLevel, failureCount: 1, seq: 0 }, now);
+
+  it('locks only that model on that connection and says so', () => {
+    const l = new ModelLockouts(() => {});
+    cool(l, 3_000, 1, 0);
+    expect(l.exclusion('glm', 'A', 'glm-4.6', 1_000)).toMatchObject({ reason: 'model_lockout', until: 3_000 });
+    expect(l.exclusion('glm', 'A', 'glm-4.6', 1_000)!.detail).toMatch(/rate-limited on this connection/);
+    expect(l.exclusion('glm', 'A', 'glm-5', 1_000)).toBeNull();
+    expect(l.exclusion('glm', 'B', 'glm-4.6', 1_000)).toBeNull();
+    expect(l.toView(l.list(1_000)[0]!, 'Key A')).toMatchObject({ origin: 'rate_limit', reason: 'rate_limit_exceeded', status: 429 });
+  });
+
+  it('never shortens a running cooldown, and keeps its level for the next one until a success clears it', () => {
+    const l = new ModelLockouts(() => {});
+    cool(l, 60_000, 1, 0);
+    cool(l, 3_000, 2, 1_000);
+    expect(l.entry('A', 'family', 'glm-4.6')).toMatchObject({ expiresAt: 60_000, backoffLevel: 2 });
+    l.onSuccess('glm', 'A', 'glm-4.6', 70_000);
+    expect(l.entry('A', 'family', 'glm-4.6')).toBeUndefined();
+  });
+
+  it('is not one of the status rule’s locks: switching the lockout off keeps it; the manager’s clear lifts it', () => {
+    const l = new ModelLockouts(() => {});
+    cool(l, 3_000, 1, 0);
+    l.dropOrigin('status');
+    expect(l.list(0)).toHaveLength(1);
+    expect(l.clearConnection('A', 0)).toBe(1);
+    expect(l.list(0)).toEqual([]);
+  });
+});
+
+describe('a status lock honours the upstream hint', () => {
+  it('an in-flight failure whose hint asks for longer extends the running lock without escalating', () => {
+    const l = new ModelLockouts(() => {});
+    l.recordFailure(A, req(429), 0);
+    const extended = l.recordFailure(A, { ...req(429), hintUntil: 3_600_000 }, 1_000);
+    expect(extended).toMatchObject({ expiresAt: 3_600_000, failureCount: 1 });
+    expect(l.recordFailure(A, { ...req(429), hintUntil: 5_000 }, 2_000).expiresAt).toBe(3_600_000);
+  });
+});

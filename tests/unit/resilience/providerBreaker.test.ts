@@ -1,26 +1,34 @@
-// The provider breaker's state machine and the per-provider book (probe claim, persistence).
+// The provider breaker's state machine (sliding window, failure rate, breadth of evidence) and the
+// per-provider book (probe claim, early probe by a connection that did not fail, persistence).
 import { describe, expect, it } from 'vitest';
 import type { AuthClass } from '../../../src/shared/model';
 import {
   CLOSED_RECORD,
   DEGRADED_RECOVERY_SUCCESSES,
   onConnectionTestOk,
-  onProviderFailure,
-  onProviderSuccess,
+  onProviderFailure as failure,
+  onProviderSuccess as success,
   parseBreakerRecord,
   stateAt,
+  windowSize,
   type BreakerProfile,
   type BreakerRecord,
+  type FailureEvent,
 } from '../../../src/main/engine/resilience/providerBreaker';
 import { PROBE_CLAIM_TTL_MS, ProviderBreakers } from '../../../src/main/engine/resilience/providerBreakers';
 import type { Target } from '../../../src/main/engine/routing/target';
 import { FakeClock } from '../../support/fakeClock';
 
 const PROFILES: Record<AuthClass, BreakerProfile> = {
-  oauth: { degradationThreshold: 5, failureThreshold: 8, resetTimeoutMs: 60_000 },
-  apikey: { degradationThreshold: 7, failureThreshold: 12, resetTimeoutMs: 30_000 },
-  local: { degradationThreshold: 1, failureThreshold: 2, resetTimeoutMs: 15_000 },
+  oauth: { degradationThreshold: 5, failureThreshold: 8, resetTimeoutMs: 60_000, failureRatePercent: 50 },
+  apikey: { degradationThreshold: 7, failureThreshold: 12, resetTimeoutMs: 30_000, failureRatePercent: 50 },
+  local: { degradationThreshold: 1, failureThreshold: 2, resetTimeoutMs: 15_000, failureRatePercent: 50 },
 };
+
+/** By default a failure on the provider's only connection (always provider-wide). */
+const onProviderFailure = (r: BreakerRecord, now: number, status: number | null, p: BreakerProfile, o: Partial<FailureEvent> = {}) =>
+  failure(r, now, { status, conn: 'c1', probe: false, connections: 1, ...o }, p);
+const onProviderSuccess = (r: BreakerRecord, now: number, p: BreakerProfile, conn = 'c1') => success(r, now, conn, p);
 
 function fail(r: BreakerRecord, n: number, now: number, p: BreakerProfile, status = 503): BreakerRecord {
   for (let i = 0; i < n; i++) r = onProviderFailure(r, now, status, p);
@@ -64,18 +72,61 @@ describe('provider breaker transitions', () => {
     expect(stateAt(r, 60_999, p)).toBe('OPEN');
   });
 
-  it('OPEN before its time ignores late failures and successes of attempts already in flight', () => {
+  it('OPEN before its time ignores late failures of attempts already in flight, but a success closes it (the provider answers)', () => {
     const p = PROFILES.apikey;
     const r = fail(CLOSED_RECORD, 12, 0, p);
     expect(onProviderFailure(r, 1000, 503, p)).toBe(r);
-    expect(onProviderSuccess(r, 1000, p)).toBe(r);
+    expect(stateAt(onProviderSuccess(r, 1000, p), 1000, p)).toBe('CLOSED');
   });
 
-  it('CLOSED: one success forgets failures below the degrade threshold', () => {
+  it('a failed early probe (by a connection that had not failed) reopens the breaker for a full reset timeout', () => {
     const p = PROFILES.apikey;
-    const r = onProviderSuccess(fail(CLOSED_RECORD, 6, 0, p), 1, p);
-    expect(r.failures).toBe(0);
-    expect(stateAt(fail(r, 6, 2, p), 2, p)).toBe('CLOSED');
+    const r = onProviderFailure(fail(CLOSED_RECORD, 12, 0, p), 5_000, 503, p, { conn: 'c3', probe: true });
+    expect(r).toMatchObject({ state: 'OPEN', openedAt: 5_000, halfOpenAt: 35_000, failures: 13 });
+  });
+
+  it('CLOSED: a success no longer forgets the count; a provider failing every other call trips at the failure rate', () => {
+    const p = PROFILES.apikey;
+    let r: BreakerRecord = CLOSED_RECORD;
+    const states: string[] = [];
+    for (let i = 0; i < 23; i++) {
+      r = i % 2 === 0 ? onProviderFailure(r, i, 503, p) : onProviderSuccess(r, i, p);
+      states.push(stateAt(r, i, p));
+    }
+    expect(states.indexOf('DEGRADED')).toBe(12); // 7 failures among 13 outcomes
+    expect(states.indexOf('OPEN')).toBe(22); // 12 failures among 23 outcomes (52 %)
+    expect(r.failures).toBe(12);
+  });
+
+  it('below the failure rate the counts are not enough: one failure in five stays CLOSED forever', () => {
+    const p = PROFILES.apikey;
+    expect(windowSize(p)).toBe(24);
+    let r: BreakerRecord = CLOSED_RECORD;
+    for (let i = 0; i < 200; i++) {
+      r = i % 5 === 0 ? onProviderFailure(r, i, 503, p) : onProviderSuccess(r, i, p);
+      expect(stateAt(r, i, p)).toBe('CLOSED');
+    }
+    expect(r.window.length).toBe(24);
+  });
+
+  it('the failure-rate setting shapes the window: at 100 % it is a streak of the last 12 outcomes', () => {
+    const p = { ...PROFILES.apikey, failureRatePercent: 100 };
+    expect(windowSize(p)).toBe(12);
+    let r = fail(CLOSED_RECORD, 11, 0, p);
+    r = onProviderSuccess(r, 1, p);
+    // 11 failures and a success: 12 failures in a row are needed again.
+    expect(stateAt(fail(r, 11, 2, p), 2, p)).toBe('DEGRADED');
+    expect(stateAt(fail(r, 12, 2, p), 2, p)).toBe('OPEN');
+  });
+
+  it('failures on one connection of several are not provider-wide; one more failing connection makes them so', () => {
+    const p = PROFILES.apikey;
+    let r: BreakerRecord = CLOSED_RECORD;
+    for (let i = 0; i < 20; i++) r = onProviderFailure(r, i, 503, p, { conn: 'k2', connections: 3 });
+    expect(stateAt(r, 20, p)).toBe('CLOSED');
+    expect(r.failures).toBe(20);
+    r = onProviderFailure(r, 21, 503, p, { conn: 'k1', connections: 3 });
+    expect(stateAt(r, 21, p)).toBe('OPEN');
   });
 
   it(`DEGRADED needs ${DEGRADED_RECOVERY_SUCCESSES} successes in a row to close; a failure in between keeps counting`, () => {
@@ -105,7 +156,7 @@ describe('provider breaker transitions', () => {
   });
 
   it('a degrade threshold at or above the open threshold goes straight to OPEN', () => {
-    const p = { degradationThreshold: 5, failureThreshold: 3, resetTimeoutMs: 1000 };
+    const p = { degradationThreshold: 5, failureThreshold: 3, resetTimeoutMs: 1000, failureRatePercent: 50 };
     expect(stateAt(fail(CLOSED_RECORD, 2, 0, p), 0, p)).toBe('CLOSED');
     expect(stateAt(fail(CLOSED_RECORD, 3, 0, p), 0, p)).toBe('OPEN');
   });
@@ -115,7 +166,14 @@ describe('provider breaker transitions', () => {
     expect(parseBreakerRecord(JSON.parse(JSON.stringify(r)))).toEqual(r);
     expect(parseBreakerRecord({ state: 'HALF_OPEN', failures: 1, lastFailureAt: null, lastFailureStatus: null })).toBeNull();
     expect(parseBreakerRecord({ state: 'OPEN', failures: 1 })).toBeNull();
+    expect(parseBreakerRecord({ ...r, window: [{ at: 'x' }] })).toBeNull();
     expect(parseBreakerRecord('junk')).toBeNull();
+  });
+
+  it('reads a record saved before the sliding window: its failures count, for every connection', () => {
+    const r = parseBreakerRecord({ state: 'OPEN', failures: 12, lastFailureAt: 5, lastFailureStatus: 503, openedAt: 5, halfOpenAt: 30_005 })!;
+    expect(r).toMatchObject({ state: 'OPEN', failures: 12 });
+    expect(r.window.every((o) => o.conn === '*' && !o.ok)).toBe(true);
   });
 });
 
@@ -135,89 +193,125 @@ class MemoryRepo {
   }
 }
 
-const target = (provider: string) => ({ conn: { provider, id: 'c' }, model: 'm', requestedModel: 'm' }) as unknown as Target;
+const target = (provider: string, id = 'c') => ({ conn: { provider, id }, model: 'm', requestedModel: 'm' }) as unknown as Target;
+const ONLY = { connections: 1, evidence: true };
 
 describe('provider breakers (book)', () => {
   const book = (repo = new MemoryRepo()) => new ProviderBreakers(repo, { classOf: () => 'apikey', profile: (c) => PROFILES[c] }, () => {});
+  const open = (b: ProviderBreakers, provider: string, now = 0, ids = ['c']) => {
+    for (let i = 0; i < 12; i++) b.recordFailure(target(provider, ids[i % ids.length]), 503, now, { connections: ids.length, evidence: true });
+  };
 
   it('excludes an OPEN provider until its half-open time, then lets exactly one probe through', () => {
     const clock = new FakeClock();
     const b = book();
-    for (let i = 0; i < 12; i++) b.recordFailure('glm', 503, clock.now());
-    expect(b.exclusion('glm', clock.now())).toMatchObject({ reason: 'circuit_open', until: clock.now() + 30_000 });
-    expect(b.exclusion('openai', clock.now())).toBeNull();
+    open(b, 'glm', clock.now());
+    expect(b.exclusion('glm', 'c', clock.now())).toMatchObject({ reason: 'circuit_open', until: clock.now() + 30_000 });
+    expect(b.exclusion('openai', 'c', clock.now())).toBeNull();
     clock.advance(30_000);
-    expect(b.exclusion('glm', clock.now())).toBeNull();
+    expect(b.exclusion('glm', 'c', clock.now())).toBeNull();
     const probe = target('glm');
     expect(b.beginAttempt(probe, clock.now())).toBeNull();
     expect(b.beginAttempt(target('glm'), clock.now())).toMatchObject({ reason: 'circuit_open' });
-    expect(b.exclusion('glm', clock.now())).toMatchObject({ reason: 'circuit_open' });
+    expect(b.exclusion('glm', 'c', clock.now())).toMatchObject({ reason: 'circuit_open' });
+  });
+
+  it('OPEN keeps out only the connections that failed: another may probe at once, one at a time', () => {
+    const b = book();
+    open(b, 'glm', 0, ['k1', 'k2']);
+    expect(b.exclusion('glm', 'k1', 1_000)).toMatchObject({ reason: 'circuit_open', until: 30_000 });
+    expect(b.exclusion('glm', 'k3', 1_000)).toBeNull();
+    const probe = target('glm', 'k3');
+    expect(b.beginAttempt(probe, 1_000)).toBeNull();
+    expect(b.exclusion('glm', 'k4', 1_000)).toMatchObject({ reason: 'circuit_open', until: 2_000 });
+    b.recordSuccess(probe, 1_100);
+    expect(b.view('glm', 1_100, null).state).toBe('CLOSED');
+    expect(b.exclusion('glm', 'k1', 1_100)).toBeNull();
+  });
+
+  it('a failure without provider-wide evidence is ignored, unless it is the probe’s', () => {
+    const b = book();
+    for (let i = 0; i < 30; i++) b.recordFailure(target('glm', 'k1'), 503, 0, { connections: 1, evidence: false });
+    expect(b.view('glm', 0, null)).toMatchObject({ state: 'CLOSED', failures: 0 });
+    open(b, 'glm', 0, ['k1', 'k2']);
+    const probe = target('glm', 'k3');
+    b.beginAttempt(probe, 30_000);
+    b.recordFailure(probe, 503, 30_000, { connections: 3, evidence: false });
+    expect(b.view('glm', 30_000, null)).toMatchObject({ state: 'OPEN', halfOpenAt: 60_000 });
+    expect(b.isImplicated('glm', 'k3')).toBe(true);
   });
 
   it('an abandoned probe is released so the next request can probe', () => {
     const b = book();
-    for (let i = 0; i < 12; i++) b.recordFailure('glm', 503, 0);
+    open(b, 'glm');
     const probe = target('glm');
     expect(b.beginAttempt(probe, 30_000)).toBeNull();
     b.release(target('glm')); // not the holder: nothing happens
-    expect(b.exclusion('glm', 30_000)).not.toBeNull();
+    expect(b.exclusion('glm', 'c', 30_000)).not.toBeNull();
     b.release(probe);
     expect(b.beginAttempt(target('glm'), 30_000)).toBeNull();
   });
 
   it('a probe claim that never reports back expires', () => {
     const b = book();
-    for (let i = 0; i < 12; i++) b.recordFailure('glm', 503, 0);
+    open(b, 'glm');
     b.beginAttempt(target('glm'), 30_000);
-    expect(b.exclusion('glm', 30_000 + PROBE_CLAIM_TTL_MS - 1)).not.toBeNull();
-    expect(b.exclusion('glm', 30_000 + PROBE_CLAIM_TTL_MS)).toBeNull();
+    expect(b.exclusion('glm', 'c', 30_000 + PROBE_CLAIM_TTL_MS - 1)).not.toBeNull();
+    expect(b.exclusion('glm', 'c', 30_000 + PROBE_CLAIM_TTL_MS)).toBeNull();
   });
 
   it('the probe’s success closes the breaker; its failure reopens it', () => {
     const b = book();
-    for (let i = 0; i < 12; i++) b.recordFailure('glm', 503, 0);
-    b.beginAttempt(target('glm'), 30_000);
-    b.recordFailure('glm', 503, 30_000);
+    open(b, 'glm');
+    const first = target('glm');
+    b.beginAttempt(first, 30_000);
+    b.recordFailure(first, 503, 30_000, ONLY);
     expect(b.view('glm', 30_000, null)).toMatchObject({ state: 'OPEN', halfOpenAt: 60_000 });
-    b.beginAttempt(target('glm'), 60_000);
-    b.recordSuccess('glm', 60_000);
+    const second = target('glm');
+    b.beginAttempt(second, 60_000);
+    b.recordSuccess(second, 60_000);
     expect(b.view('glm', 60_000, null)).toMatchObject({ state: 'CLOSED', failures: 0 });
   });
 
-  it('survives a restart: an OPEN breaker is read back OPEN from the store', () => {
+  it('survives a restart: an OPEN breaker is read back OPEN from the store, with the connections it keeps out', () => {
     const repo = new MemoryRepo();
     const b = book(repo);
-    for (let i = 0; i < 12; i++) b.recordFailure('glm', 503, 0);
+    open(b, 'glm', 0, ['k1', 'k2']);
     const again = book(repo);
     expect(again.view('glm', 10_000, null).state).toBe('OPEN');
+    expect(again.exclusion('glm', 'k1', 10_000)).toMatchObject({ reason: 'circuit_open' });
+    expect(again.exclusion('glm', 'k3', 10_000)).toBeNull();
     expect(again.view('glm', 30_000, null).state).toBe('HALF_OPEN');
   });
 
-  it('writes only when the record changes; reads and healthy successes never write', () => {
+  it('writes only when a failure or a state change alters the record; reads and successes that only fill the window never write', () => {
     const repo = new MemoryRepo();
     const b = book(repo);
-    for (let i = 0; i < 100; i++) b.recordSuccess('glm', i);
-    b.exclusion('glm', 0);
+    for (let i = 0; i < 100; i++) b.recordSuccess(target('glm'), i);
+    b.exclusion('glm', 'c', 0);
     b.view('glm', 0, null);
     expect(repo.writes).toBe(0);
-    for (let i = 0; i < 12; i++) b.recordFailure('glm', 503, 0);
+    b.recordFailure(target('glm'), 503, 0, ONLY);
+    const one = repo.writes;
+    for (let i = 0; i < 5; i++) b.recordSuccess(target('glm'), 1 + i);
+    expect(repo.writes).toBe(one);
+    open(b, 'glm', 10);
     const after = repo.writes;
-    b.recordFailure('glm', 503, 1); // OPEN: ignored
-    b.exclusion('glm', 40_000); // lazy HALF_OPEN read
+    b.recordFailure(target('glm'), 503, 11, ONLY); // OPEN: a late failure is ignored
+    b.exclusion('glm', 'c', 40_000); // lazy HALF_OPEN read
     expect(repo.writes).toBe(after);
   });
 
   it('reset clears one provider or all', () => {
     const repo = new MemoryRepo();
     const b = book(repo);
-    for (let i = 0; i < 12; i++) {
-      b.recordFailure('glm', 503, 0);
-      b.recordFailure('kimi', 503, 0);
-    }
+    open(b, 'glm');
+    open(b, 'kimi');
     expect(b.reset('glm', [])).toEqual(['glm']);
     expect(b.view('glm', 0, null).state).toBe('CLOSED');
     expect(b.view('kimi', 0, null).state).toBe('OPEN');
     expect(b.reset(undefined, ['openai'])).toEqual(['kimi', 'openai']);
     expect(repo.rows.size).toBe(0);
+    expect(b.openCount).toBe(0);
   });
 });

@@ -79,3 +79,22 @@ describe('parseDuration', () => {
     expect(parseDuration('soon')).toBeNull();
   });
 });
+
+describe('retryHintFrom: Claude subscription (unified) limits', () => {
+  it('a rejected unified limit says when the account can be used again; an allowed one says nothing', () => {
+    const reset = String(NOW / 1000 + 7_200);
+    expect(retryHintFrom({ 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': reset }, '', NOW)).toEqual({
+      ms: 7_200_000,
+      source: 'anthropic-ratelimit-reset',
+    });
+    expect(retryHintFrom({ 'anthropic-ratelimit-unified-status': 'allowed', 'anthropic-ratelimit-unified-reset': reset }, '', NOW)).toBeNull();
+    const h = {
+      'anthropic-ratelimit-unified-5h-status': 'allowed',
+      'anthropic-ratelimit-unified-5h-reset': String(NOW / 1000 + 60),
+      'anthropic-ratelimit-unified-7d-status': 'rejected',
+      'anthropic-ratelimit-unified-7d-reset': String(NOW / 1000 + 86_400),
+    };
+    expect(retryHintFrom(h, '', NOW)?.ms).toBe(86_400_000);
+    expect(retryHintFrom({ ...h, 'retry-after': '30' }, '', NOW)?.ms).toBe(30_000);
+  });
+});

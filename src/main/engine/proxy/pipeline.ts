@@ -112,6 +112,8 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
     call.wire,
     model,
   );
+  // An OPEN breaker's probe goes to the connection most likely healthy (reorders in place).
+  deps.resilience.orderForProbe(plan.order, deps.clock.now());
   for (const c of plan.disabled) record.skipped.push({ connectionId: c.id, connectionName: c.name, provider: c.provider, reason: 'disabled', until: null, detail: null });
   if (plan.order.length === 0) {
     return record.fail(new ProxyError(404, 'model_not_found', `model "${model}" is not available: ${plan.hint}`, { param: 'model' }));

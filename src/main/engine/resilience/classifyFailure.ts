@@ -2,10 +2,12 @@
 // becomes a verdict that every layer reads: its reason, which layer owns it (provider, connection,
 // model or just this request), the cooldown rule, the upstream's retry hint, whether it counts
 // toward the provider breaker, and whether another connection should be tried. Pure: no settings,
-// no state; the resilience service applies the verdict.
+// no state; the resilience service applies the verdict. The only outside fact it takes is how the
+// connection's provider meters its limits (rateLimitScope.ts), which decides a 429's scope.
 import type { LockoutScope, TerminalStatus } from '../../../shared/model';
 import { bodySignals } from './failurePatterns';
 import type { UpstreamFailure } from './port';
+import { accountWideHeader, DEFAULT_METERING, rateLimitScope, type Metering, type RateLimitEvidence } from './rateLimitScope';
 import { retryHintFrom, type RetryHint } from './retryHints';
 
 export type FailureReason =
@@ -31,9 +33,6 @@ export type FailureReason =
 
 /** Which layer a failure belongs to (SPEC overview: provider / connection / model; or only this request). */
 export type FailureScope = 'provider' | 'connection' | 'model' | 'request';
-
-/** The breaker's own failure kind (R-CC-21): every 429 reads `rate_limit`, whatever its body says. */
-export type BreakerFailureKind = 'rate_limit' | 'server_error' | 'timeout' | 'transport' | 'auth' | 'client_error' | 'stall';
 
 export type CooldownRule =
   /** Nothing is written to the connection (the request itself was at fault). */
@@ -61,11 +60,18 @@ export interface FailureClass {
   cooldown: CooldownRule;
   /** Try another connection for this request. */
   failover: boolean;
-  /** Counts toward the provider breaker (R-CB-12: 408/500/502/503/504, and transport failures). */
+  /**
+   * Counts toward the provider breaker (R-CB-12: 408/500/502/503/504, and transport failures).
+   * Never true for a 429 of any kind (R-CB-13, R-CC-19: concurrency-limited 429s included).
+   */
   tripsBreaker: boolean;
-  /** Explicitly kept away from the breaker (R-CC-19: concurrency-limited 429s). */
-  skipProviderBreaker: boolean;
-  breakerKind: BreakerFailureKind;
+  /**
+   * Counts toward outlier ejection of this connection (a 5xx, 529 included, or a transport
+   * failure: connect refused/reset/timeout, headers timeout).
+   */
+  outlier: boolean;
+  /** For a 429: the account-wide signal that widened it to the connection (null: model-scoped). */
+  scopeEvidence: RateLimitEvidence | null;
   /** Counts toward the optional provider window gate (§1a). */
   countsForWindowGate: boolean;
   /**
@@ -95,9 +101,16 @@ interface Base {
   hint: RetryHint | null;
 }
 
-function verdict(b: Base, v: Omit<FailureClass, 'status' | 'hint' | 'retryAfterMs' | 'lockoutScope' | 'failover'> & { failover?: boolean }): FailureClass {
+type VerdictFields = Omit<FailureClass, 'status' | 'hint' | 'retryAfterMs' | 'lockoutScope' | 'failover' | 'outlier' | 'scopeEvidence'> & {
+  failover?: boolean;
+  scopeEvidence?: RateLimitEvidence | null;
+};
+
+function verdict(b: Base, v: VerdictFields): FailureClass {
   return {
+    scopeEvidence: null,
     ...v,
+    outlier: v.scope === 'provider',
     status: b.status,
     hint: b.hint,
     failover: v.failover ?? v.scope !== 'request',
@@ -106,14 +119,12 @@ function verdict(b: Base, v: Omit<FailureClass, 'status' | 'hint' | 'retryAfterM
   };
 }
 
-const providerLevel = (b: Base, reason: FailureReason, kind: BreakerFailureKind, trips: boolean): FailureClass =>
+const providerLevel = (b: Base, reason: FailureReason, trips: boolean): FailureClass =>
   verdict(b, {
     reason,
     scope: 'provider',
     cooldown: { kind: 'record' },
     tripsBreaker: trips,
-    skipProviderBreaker: false,
-    breakerKind: kind,
     countsForWindowGate: true,
     modelScopable: false,
   });
@@ -125,21 +136,19 @@ const clientSide = (b: Base, reason: FailureReason, scope: FailureScope, cooldow
     scope,
     cooldown,
     tripsBreaker: false,
-    skipProviderBreaker: false,
-    breakerKind: 'client_error',
     countsForWindowGate: false,
     modelScopable: false,
     ...(failover !== undefined ? { failover } : {}),
   });
 
-export function classifyFailure(f: UpstreamFailure, now: number): FailureClass {
+export function classifyFailure(f: UpstreamFailure, now: number, metering: Metering = DEFAULT_METERING): FailureClass {
   switch (f.kind) {
     case 'connect_timeout':
-      return providerLevel({ status: null, hint: null }, 'connect_timeout', 'transport', true);
+      return providerLevel({ status: null, hint: null }, 'connect_timeout', true);
     case 'headers_timeout':
-      return providerLevel({ status: null, hint: null }, 'timeout', 'timeout', true);
+      return providerLevel({ status: null, hint: null }, 'timeout', true);
     case 'network':
-      return providerLevel({ status: null, hint: null }, 'network_error', 'transport', true);
+      return providerLevel({ status: null, hint: null }, 'network_error', true);
     case 'idle_timeout':
     case 'stall':
       return verdict(
@@ -149,8 +158,6 @@ export function classifyFailure(f: UpstreamFailure, now: number): FailureClass {
           scope: 'connection',
           cooldown: { kind: 'stall' },
           tripsBreaker: false,
-          skipProviderBreaker: false,
-          breakerKind: 'stall',
           countsForWindowGate: false,
           modelScopable: false,
         },
@@ -165,36 +172,33 @@ export function classifyFailure(f: UpstreamFailure, now: number): FailureClass {
             scope: 'connection',
             cooldown: { kind: 'record' },
             tripsBreaker: false,
-            skipProviderBreaker: false,
-            breakerKind: 'transport',
             countsForWindowGate: false,
             modelScopable: false,
           },
         );
       }
-      return classifyStatus(f.status, f.headers, f.body, now);
+      return classifyStatus(f.status, f.headers, f.body, now, metering);
     case 'http':
-      return classifyStatus(f.status ?? 500, f.headers, f.body, now);
+      return classifyStatus(f.status ?? 500, f.headers, f.body, now, metering);
   }
 }
 
 /** An HTTP error (or the error event a 200 stream opened with), by status, then body wording. */
-export function classifyStatus(status: number, headers: Record<string, string>, body: string, now: number): FailureClass {
+export function classifyStatus(
+  status: number,
+  headers: Record<string, string>,
+  body: string,
+  now: number,
+  metering: Metering = DEFAULT_METERING,
+): FailureClass {
   const b: Base = { status, hint: retryHintFrom(headers, body, now) };
   const s = bodySignals(body);
-  const connection = (
-    reason: FailureReason,
-    cooldown: CooldownRule,
-    breakerKind: BreakerFailureKind,
-    extra: Partial<FailureClass> = {},
-  ): FailureClass =>
+  const connection = (reason: FailureReason, cooldown: CooldownRule, extra: Partial<VerdictFields> = {}): FailureClass =>
     verdict(b, {
       reason,
       scope: 'connection',
       cooldown,
       tripsBreaker: false,
-      skipProviderBreaker: false,
-      breakerKind,
       countsForWindowGate: false,
       modelScopable: false,
       ...extra,
@@ -202,25 +206,39 @@ export function classifyStatus(status: number, headers: Record<string, string>, 
 
   // Built-in terminal detectors come first: a terminal body is never read as a cooldown.
   if ((status === 400 || status === 401 || status === 402 || status === 403) && s.banned) {
-    return connection('banned', { kind: 'terminal', status: 'banned' }, 'auth');
+    return connection('banned', { kind: 'terminal', status: 'banned' });
   }
   if (s.credits && (status === 400 || status === 401 || status === 402 || status === 403 || status === 429)) {
-    return connection('credits_exhausted', { kind: 'terminal', status: 'credits_exhausted' }, status === 429 ? 'rate_limit' : 'client_error');
+    return connection('credits_exhausted', { kind: 'terminal', status: 'credits_exhausted' });
   }
 
   switch (status) {
-    case 429:
-      if (s.quota) return connection('quota_exhausted', { kind: 'rate_limit' }, 'rate_limit', { modelScopable: true });
-      if (s.concurrency) {
+    case 429: {
+      // R-CC-20: a quota body wins over a concurrency phrase.
+      if (s.concurrency && !s.quota) {
+        // R-CC-15..19: the account is healthy but busy; a short rest of the connection, never the breaker.
         const ms = b.hint && b.hint.ms > 0 ? b.hint.ms : CONCURRENCY_LIMIT_COOLDOWN_MS;
-        return connection('concurrency_limited', { kind: 'fixed', ms }, 'rate_limit', { skipProviderBreaker: true });
+        return connection('concurrency_limited', { kind: 'fixed', ms });
       }
-      return connection('rate_limit_exceeded', { kind: 'rate_limit' }, 'rate_limit', { modelScopable: true });
+      // Issue 9: the scope follows the evidence. Without an account-wide signal only this model
+      // (its quota family) on this connection rests; with one, the whole connection cools.
+      const sc = rateLimitScope({ header: accountWideHeader(headers), accountWording: s.accountLimit, quotaWording: s.quota }, metering);
+      return verdict(b, {
+        reason: s.quota ? 'quota_exhausted' : 'rate_limit_exceeded',
+        scope: sc.scope,
+        scopeEvidence: sc.evidence,
+        cooldown: { kind: 'rate_limit' },
+        tripsBreaker: false,
+        countsForWindowGate: false,
+        // An account-wide limit may not be narrowed to a model lock (the other models share it).
+        modelScopable: sc.scope === 'model',
+      });
+    }
     case 401:
-      return connection('auth_error', { kind: 'credential' }, 'auth');
+      return connection('auth_error', { kind: 'credential' });
     case 402:
       // Payment required without any credits wording: the account cannot pay.
-      return connection('credits_exhausted', { kind: 'terminal', status: 'credits_exhausted' }, 'client_error');
+      return connection('credits_exhausted', { kind: 'terminal', status: 'credits_exhausted' });
     case 403:
       if (s.requestRejected) {
         return verdict(b, {
@@ -228,15 +246,13 @@ export function classifyStatus(status: number, headers: Record<string, string>, 
           scope: 'model',
           cooldown: { kind: 'record' },
           tripsBreaker: false,
-          skipProviderBreaker: false,
-          breakerKind: 'auth',
           countsForWindowGate: false,
           modelScopable: true,
         });
       }
-      if (s.quota) return connection('quota_exhausted', { kind: 'rate_limit' }, 'auth', { modelScopable: true });
+      if (s.quota) return connection('quota_exhausted', { kind: 'rate_limit' }, { modelScopable: true });
       // R-CB-13: a generic 403 is recoverable, cooled with backoff, never terminal.
-      return connection('forbidden', { kind: 'backoff' }, 'auth', { modelScopable: true });
+      return connection('forbidden', { kind: 'backoff' }, { modelScopable: true });
     case 404:
       // Model (or path) not found on this connection: another connection may serve it.
       return clientSide(b, 'not_found', 'model', { kind: 'record' });
@@ -245,17 +261,17 @@ export function classifyStatus(status: number, headers: Record<string, string>, 
       // This connection does not offer the endpoint (e.g. count_tokens); another one may.
       return clientSide(b, 'not_supported', 'request', { kind: 'none' }, true);
     case 408:
-      return providerLevel(b, 'request_timeout', 'timeout', true);
+      return providerLevel(b, 'request_timeout', true);
     case 500:
     case 502:
     case 503:
     case 504:
-      return providerLevel(b, 'server_error', 'server_error', true);
+      return providerLevel(b, 'server_error', true);
     case 529:
       // Overloaded: provider-wide and transient; not one of the breaker's trip statuses.
-      return providerLevel(b, 'overloaded', 'server_error', false);
+      return providerLevel(b, 'overloaded', false);
   }
-  if (status >= 500) return providerLevel(b, 'server_error', 'server_error', false);
+  if (status >= 500) return providerLevel(b, 'server_error', false);
   // 400, 409, 413, 422, ...: the request itself is wrong; another connection would say the same.
   return clientSide(b, 'bad_request', 'request', { kind: 'none' });
 }

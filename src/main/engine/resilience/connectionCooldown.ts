@@ -69,6 +69,50 @@ function errorFields(e: FailureEvent) {
 
 type LevelChange = 'keep' | 'bump' | 'reset';
 
+/** What any transient cooldown holds: when it ends and its backoff level (a connection, or one model of it). */
+export interface CooldownState {
+  until: number | null;
+  level: number;
+}
+
+/**
+ * The core of every transient cooldown: sets a cooldown of `ms` from `now`. A cooldown never
+ * shortens a longer one already running. A concurrent failure (stampede, R-CC-14) changes nothing,
+ * except that an upstream hint asking for longer is honoured. Returns null when nothing changes.
+ */
+export function coolState(
+  st: CooldownState,
+  c: { now: number; ms: number; level: LevelChange; fromUpstream: boolean; concurrent: boolean; maxBackoffSteps: number },
+): CooldownState | null {
+  const until = c.now + Math.max(0, Math.round(c.ms));
+  const running = st.until !== null && st.until > c.now ? st.until : null;
+  if (c.concurrent && !(c.fromUpstream && (running === null || until > running))) return null;
+  const level =
+    c.concurrent || c.level === 'keep' ? st.level : c.level === 'reset' ? 0 : nextLevel(st.level, c.maxBackoffSteps);
+  return { until: running !== null && running > until ? running : until, level };
+}
+
+/** The rate-limit step (R-CC-04..12): how long, and what it does to the backoff level. */
+function rateLimitStep(level: number, d: RetryDelay, s: Pick<CooldownSettings, 'baseMs' | 'maxBackoffSteps'>) {
+  if (d.source === 'backoff') return { ms: backoffMs(s.baseMs, level, s.maxBackoffSteps), level: 'bump' as const, fromUpstream: false };
+  if (d.source === 'hint') return { ms: d.ms, level: 'bump' as const, fromUpstream: true };
+  return { ms: d.ms, level: 'reset' as const, fromUpstream: false };
+}
+
+/**
+ * A rate-limit cooldown for any holder of a CooldownState: the same durations, precedence chain
+ * and stampede protection as a connection's (used for a model-scoped 429, issue 9).
+ */
+export function rateLimitCooldown(
+  st: CooldownState,
+  e: { now: number; delay: RetryDelay; concurrent: boolean },
+  s: Pick<CooldownSettings, 'baseMs' | 'maxBackoffSteps'>,
+): { state: CooldownState; ms: number } | null {
+  const step = rateLimitStep(st.level, e.delay, s);
+  const next = coolState(st, { now: e.now, ...step, concurrent: e.concurrent, maxBackoffSteps: s.maxBackoffSteps });
+  return next ? { state: next, ms: step.ms } : null;
+}
+
 /** Applies one failure. Returns the same health object when nothing changes. */
 export function onConnectionFailure(h: ConnectionHealthState, e: FailureEvent, s: CooldownSettings): FailureOutcome {
   if (isTerminalStatus(h.testStatus)) return { health: h, coolMs: null };
@@ -88,10 +132,8 @@ export function onConnectionFailure(h: ConnectionHealthState, e: FailureEvent, s
     case 'backoff':
       return cool(h, e, backoffMs(s.baseMs, h.backoffLevel, s.maxBackoffSteps), 'bump', false, s);
     case 'rate_limit': {
-      const d = e.delay;
-      if (d.source === 'backoff') return cool(h, e, backoffMs(s.baseMs, h.backoffLevel, s.maxBackoffSteps), 'bump', false, s);
-      if (d.source === 'hint') return cool(h, e, d.ms, 'bump', true, s);
-      return cool(h, e, d.ms, 'reset', false, s);
+      const step = rateLimitStep(h.backoffLevel, e.delay, s);
+      return cool(h, e, step.ms, step.level, step.fromUpstream, s);
     }
     case 'credential': {
       if (e.concurrent) return cool(h, e, backoffMs(s.baseMs, h.backoffLevel, s.maxBackoffSteps), 'bump', false, s);
@@ -107,10 +149,7 @@ function terminal(h: ConnectionHealthState, e: FailureEvent, status: TerminalSta
   return { ...h, ...errorFields(e), testStatus: status, rateLimitedUntil: null };
 }
 
-/**
- * Sets a cooldown of `ms`. A cooldown never shortens a longer one already running. A concurrent
- * failure (stampede) changes nothing, except that an upstream hint asking for longer is honoured.
- */
+/** Sets a cooldown of `ms` on the connection (see coolState); disableCooling only reports it. */
 function cool(
   h: ConnectionHealthState,
   e: FailureEvent,
@@ -119,20 +158,14 @@ function cool(
   fromUpstream: boolean,
   s: CooldownSettings,
 ): FailureOutcome {
-  const until = e.now + Math.max(0, Math.round(ms));
-  const running = h.rateLimitedUntil !== null && h.rateLimitedUntil > e.now ? h.rateLimitedUntil : null;
-  if (e.concurrent && !(fromUpstream && (running === null || until > running))) return { health: h, coolMs: null };
+  const next = coolState(
+    { until: h.rateLimitedUntil, level: h.backoffLevel },
+    { now: e.now, ms, level, fromUpstream, concurrent: e.concurrent, maxBackoffSteps: s.maxBackoffSteps },
+  );
+  if (next === null) return { health: h, coolMs: null };
   if (e.disableCooling) return { health: { ...h, ...errorFields(e) }, coolMs: ms };
-  const backoffLevel =
-    e.concurrent || level === 'keep' ? h.backoffLevel : level === 'reset' ? 0 : nextLevel(h.backoffLevel, s.maxBackoffSteps);
   return {
-    health: {
-      ...h,
-      ...errorFields(e),
-      testStatus: 'unavailable',
-      rateLimitedUntil: running !== null && running > until ? running : until,
-      backoffLevel,
-    },
+    health: { ...h, ...errorFields(e), testStatus: 'unavailable', rateLimitedUntil: next.until, backoffLevel: next.level },
     coolMs: ms,
   };
 }

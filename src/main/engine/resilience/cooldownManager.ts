@@ -1,5 +1,5 @@
 // The cooldown manager (SPEC §3b): one view of every connection that is out of routing for a
-// transient reason (cooldown, model lockouts) or a terminal one, and the operator's clear, which
+// transient reason (cooldown, outlier ejection, model-scoped rate limits and lockouts) or a terminal one, and the operator's clear, which
 // lifts cooldowns and lockouts for one connection, a selection or all of a provider, and never
 // touches a terminal state (reported under skippedTerminal, R-CM-09). No credentials leave here.
 import type { ClearCooldownsResult, CooldownEntry, CooldownsView } from '../../../shared/model';
@@ -45,6 +45,8 @@ export function clearCooldowns(
   lockouts: ModelLockouts,
   input: ClearInput,
   now: number,
+  /** Called for every non-terminal connection cleared, so other layers (outlier records) forget it too. */
+  onCleared: (connectionId: string) => void = () => {},
 ): ClearCooldownsResult {
   let targets: ConnectionRecord[];
   if ('connectionIds' in input) {
@@ -68,6 +70,7 @@ export function clearCooldowns(
       continue;
     }
     const next = clearCooldown(c.health);
+    onCleared(c.id);
     const locks = lockouts.clearConnection(c.id, now);
     result.lockoutsCleared += locks;
     const healthChanged = next !== c.health;

@@ -1,6 +1,7 @@
-// What an upstream error body says, read as plain text: a concurrency limit, a quota, exhausted
-// credits, a banned account, a per-request denial. Matching is case-insensitive substring (or a
-// small fixed regex) on the body with whitespace collapsed; never a user-supplied RegExp.
+// What an upstream error body says, read as plain text: a concurrency limit, a quota, an
+// account-wide rate limit, exhausted credits, a banned account, a per-request denial. Matching is
+// case-insensitive substring (or a small fixed regex) on the body with whitespace collapsed; never
+// a user-supplied RegExp.
 
 /** R-CC-15: the account is healthy but busy. */
 const CONCURRENCY = [
@@ -18,6 +19,9 @@ const QUOTA: RegExp[] = [
   /\b(daily|weekly|monthly|hourly) (usage |request |token )?limit/i,
   /resource[_ ]exhausted/i,
 ];
+
+/** The rate limit named is the account's (every model draws on it), not one model's RPM/TPM. */
+const ACCOUNT_LIMIT: RegExp[] = [/\baccount'?s? (overall )?rate[- ]limits?\b/i, /\baccount[- ]wide (rate )?limits?\b/i];
 
 /** Money, not a rate: the account cannot pay for requests until someone tops it up. */
 const CREDITS: RegExp[] = [
@@ -44,6 +48,8 @@ const squash = (body: string) => (body.length > 16_384 ? body.slice(0, 16_384) :
 export interface BodySignals {
   concurrency: boolean;
   quota: boolean;
+  /** The limit is the account's, not one model's (issue 9: a 429 then cools the whole connection). */
+  accountLimit: boolean;
   credits: boolean;
   banned: boolean;
   requestRejected: boolean;
@@ -52,6 +58,7 @@ export interface BodySignals {
 const NONE: BodySignals = Object.freeze({
   concurrency: false,
   quota: false,
+  accountLimit: false,
   credits: false,
   banned: false,
   requestRejected: false,
@@ -66,6 +73,7 @@ export function bodySignals(body: string): BodySignals {
   return {
     concurrency: CONCURRENCY.some((p) => lower.includes(p)),
     quota: QUOTA.some((r) => r.test(text)),
+    accountLimit: ACCOUNT_LIMIT.some((r) => r.test(text)),
     credits: CREDITS.some((r) => r.test(text)),
     // A per-request denial is never read as a ban, whatever else the text says.
     banned: !requestRejected && BANNED.some((r) => r.test(text)),

@@ -2,7 +2,9 @@
 // while the connection keeps serving its other models. Lockouts escalate (base · 2^(n-1), capped)
 // for failures within the escalation window, decay by halving on a success (and are removed at 0),
 // and live in memory only (R-ML-17). Lookups on the hot path are two map reads with no allocation.
-import type { LockoutScope, ModelLockoutView } from '../../../shared/model';
+// The same store holds the model-scoped rate-limit cooldown (origin `rate_limit`, issue 9): a
+// connection cooldown narrowed to one model, with its own backoff level, cleared by a success.
+import type { LockOrigin, LockoutScope, ModelLockoutView } from '../../../shared/model';
 import type { Exclusion } from './port';
 import { quotaFamilyOf } from './quotaFamily';
 
@@ -13,8 +15,7 @@ export interface LockoutSettings {
   useExponentialBackoff: boolean;
 }
 
-/** Why a lock exists: the status rule (§3.1), or a rule that applies whatever the master switch says. */
-export type LockOrigin = 'status' | 'queue' | 'request_rejected' | 'no_cooling';
+export type { LockOrigin };
 
 export interface LockEntry {
   provider: string;
@@ -27,6 +28,10 @@ export interface LockEntry {
   status: number | null;
   origin: LockOrigin;
   failureCount: number;
+  /** Backoff level of a `rate_limit` cooldown (as a connection's backoffLevel); 0 for other origins. */
+  backoffLevel: number;
+  /** Attempt sequence number current when a `rate_limit` cooldown was last set (stampede protection, R-CC-14). */
+  seq: number;
   lockedAt: number;
   expiresAt: number;
   /** After this, the entry is forgotten and the next failure starts again at count 1. */
@@ -37,6 +42,9 @@ interface ConnLocks {
   exact: Map<string, LockEntry>;
   family: Map<string, LockEntry>;
 }
+
+/** How long an ended model-scoped rate-limit cooldown keeps its backoff level without a success. */
+export const RATE_LIMIT_FORGET_MS = 24 * 60 * 60_000;
 
 /** R-CC-37: per-request denials lock the model for 1 min, doubling, at most REQUEST_REJECTED_MAX_COOLDOWN_MS. */
 export const REQUEST_REJECTED_BASE_COOLDOWN_MS = 60_000;
@@ -65,6 +73,11 @@ export interface LockRequest {
   durationFor: (failureCount: number) => number;
   /** How long after expiry a further failure still escalates (the escalation window). */
   escalationWindowMs: number;
+  /**
+   * An upstream hint's end: a failure while the lock runs (an attempt already in flight) changes
+   * nothing, except that a hint asking for longer extends the lock (as R-CC-14 does for cooldowns).
+   */
+  hintUntil?: number;
 }
 
 export class ModelLockouts {
@@ -91,11 +104,55 @@ export class ModelLockouts {
           ? family
           : undefined;
     if (e === undefined) return null;
+    const what = e.scope === 'family' && e.family !== model ? `${e.family} (quota family)` : model;
+    const why = `${e.reason}${e.status !== null ? ` ${e.status}` : ''}`;
     return {
       reason: 'model_lockout',
       until: e.expiresAt,
-      detail: `${e.scope === 'family' && e.family !== model ? `${e.family} (quota family)` : model} locked after ${e.reason}${e.status !== null ? ` ${e.status}` : ''} (×${e.failureCount})`,
+      detail:
+        e.origin === 'rate_limit'
+          ? `${what} rate-limited on this connection (${why}, backoff level ${e.backoffLevel}); its other models are served`
+          : `${what} locked after ${why} (×${e.failureCount})`,
     };
+  }
+
+  /** The stored entry for one key, expired or not (the caller reads its cooldown state). */
+  entry(connectionId: string, scope: LockoutScope, key: string): LockEntry | undefined {
+    return this.byConn.get(connectionId)?.[scope].get(key);
+  }
+
+  /**
+   * Sets (or extends) a model-scoped rate-limit cooldown computed by the connection-cooldown rules
+   * (issue 9). `until` never shortens a running lock; the entry is forgotten a day after it ends.
+   */
+  setCooldown(
+    t: LockTarget,
+    c: { scope: LockoutScope; reason: string; status: number | null; until: number; backoffLevel: number; failureCount: number; seq: number },
+    now: number,
+  ): LockEntry {
+    const family = c.scope === 'family' ? quotaFamilyOf(t.provider, t.model) : t.model;
+    const map = this.locksFor(t.connectionId)[c.scope];
+    const prev = map.get(family);
+    const expiresAt = Math.max(prev && prev.expiresAt > now ? prev.expiresAt : 0, c.until);
+    const entry: LockEntry = {
+      provider: t.provider,
+      connectionId: t.connectionId,
+      model: family,
+      family,
+      scope: c.scope,
+      reason: c.reason,
+      status: c.status,
+      origin: 'rate_limit',
+      failureCount: c.failureCount,
+      backoffLevel: c.backoffLevel,
+      seq: c.seq,
+      lockedAt: now,
+      expiresAt,
+      forgetAt: expiresAt + RATE_LIMIT_FORGET_MS,
+    };
+    map.set(family, entry);
+    this.changed();
+    return entry;
   }
 
   /**
@@ -107,7 +164,13 @@ export class ModelLockouts {
     const map = this.locksFor(t.connectionId)[req.scope];
     const key = req.scope === 'family' ? family : t.model;
     const prev = map.get(key);
-    if (prev && prev.expiresAt > now) return prev;
+    if (prev && prev.expiresAt > now) {
+      if (req.hintUntil === undefined || req.hintUntil <= prev.expiresAt) return prev;
+      const extended = { ...prev, expiresAt: req.hintUntil, forgetAt: Math.max(prev.forgetAt, req.hintUntil + req.escalationWindowMs) };
+      map.set(key, extended);
+      this.changed();
+      return extended;
+    }
     const count = prev && now < prev.forgetAt ? prev.failureCount + 1 : 1;
     const duration = req.durationFor(count);
     const entry: LockEntry = {
@@ -120,6 +183,8 @@ export class ModelLockouts {
       status: req.status,
       origin: req.origin,
       failureCount: count,
+      backoffLevel: 0,
+      seq: 0,
       lockedAt: now,
       expiresAt: now + duration,
       forgetAt: now + duration + req.escalationWindowMs,
@@ -144,6 +209,8 @@ export class ModelLockouts {
       status: prev?.status ?? null,
       origin,
       failureCount: Math.max(1, prev?.failureCount ?? 1),
+      backoffLevel: 0,
+      seq: 0,
       lockedAt: now,
       expiresAt,
       forgetAt: Math.max(prev?.forgetAt ?? 0, expiresAt),
@@ -246,6 +313,7 @@ export class ModelLockouts {
       scope: e.scope,
       reason: e.reason,
       status: e.status,
+      origin: e.origin,
       failureCount: e.failureCount,
       lockedAt: e.lockedAt,
       expiresAt: e.expiresAt,
@@ -266,6 +334,11 @@ export class ModelLockouts {
 function decay(map: Map<string, LockEntry>, key: string, now: number): boolean {
   const e = map.get(key);
   if (!e) return false;
+  // A rate-limit cooldown is cleared by a success like a connection's (R-CC-40), backoff level and all.
+  if (e.origin === 'rate_limit') {
+    map.delete(key);
+    return true;
+  }
   const failureCount = Math.floor(e.failureCount / 2);
   if (failureCount === 0) {
     map.delete(key);

@@ -26,6 +26,11 @@ export interface AttemptVerdict {
   retryAfterMs: number | null;
   /** The upstream's own retry hint and where it came from (the request queue reads this). */
   hint: RetryHint | null;
+  /**
+   * Which layer the failure was held against: `model` for a 429 without account-wide evidence
+   * (only that model on that connection rests), `connection`, `provider`, or `request`.
+   */
+  scope?: 'provider' | 'connection' | 'model' | 'request';
 }
 
 export interface Exclusion {
@@ -38,6 +43,14 @@ export interface Exclusion {
 export interface ResiliencePort {
   /** Lazy eligibility read: null when the target may be called now. Never mutates state. */
   exclusion(target: Target, now: number): Exclusion | null;
+  /**
+   * Right after selection: when a provider's breaker is OPEN or HALF_OPEN, reorders that
+   * provider's targets in place (within the positions they already hold) so the connection most
+   * likely healthy comes first and gets the probe: not cooling/ejected/locked, did not fail in the
+   * breaker's window, shortest failure streak, latest success. Returns the same array; when no
+   * breaker is open it returns at once without looking at the targets.
+   */
+  orderForProbe(targets: Target[], now: number): Target[];
   /** Right before dispatch: claims the single HALF_OPEN probe. null = go; an Exclusion = skip. */
   beginAttempt(target: Target, now: number): Exclusion | null;
   onSuccess(target: Target, now: number, info: { ttfbMs: number | null }): void;

@@ -1,14 +1,19 @@
 // The breakers of all providers: one persisted record each (domain_circuit_breakers, so an OPEN
-// breaker survives a restart), the single HALF_OPEN probe claim per provider (process memory), and
-// the eligibility read the proxy asks for every candidate. Persistence happens only when a record
-// changes; reads never write.
+// breaker survives a restart), the single probe claim per provider (process memory), and the
+// eligibility read the proxy asks for every candidate. An OPEN breaker keeps out the connections
+// whose failures opened it until it half-opens; a connection that did not fail may probe it early
+// (one probe at a time), so a healthy key is never shut out for a whole reset timeout (issue 9).
+// Persistence happens when a failure or a state change alters a record; successes that only add
+// to the window and reads never write.
 import type { BreakerView, AuthClass } from '../../../shared/model';
 import type { Logger } from '../logger';
 import type { Target } from '../routing/target';
 import type { BreakersRepo } from '../store/breakersRepo';
 import type { Exclusion } from './port';
 import {
+  ANY_CONNECTION,
   CLOSED_RECORD,
+  implicatedConnections,
   onConnectionTestOk,
   onProviderFailure,
   onProviderSuccess,
@@ -36,6 +41,8 @@ export interface BreakerProfiles {
 
 export class ProviderBreakers {
   private readonly records = new Map<string, BreakerRecord>();
+  /** For each OPEN provider: the connections whose failures are in its window. */
+  private readonly implicated = new Map<string, ReadonlySet<string>>();
   private readonly probes = new Map<string, ProbeClaim>();
 
   constructor(
@@ -46,7 +53,7 @@ export class ProviderBreakers {
   ) {
     for (const [provider, raw] of repo.all()) {
       const r = parseBreakerRecord(raw);
-      if (r) this.records.set(provider, r);
+      if (r) this.put(provider, r);
     }
   }
 
@@ -54,61 +61,89 @@ export class ProviderBreakers {
     return this.profiles.profile(this.profiles.classOf(provider));
   }
 
-  /** Hot path: null when the provider may be called (CLOSED, DEGRADED, or HALF_OPEN with its probe free). */
-  exclusion(provider: string, now: number): Exclusion | null {
+  /** Number of providers whose breaker is stored OPEN (0 on the hot path almost always). */
+  get openCount(): number {
+    return this.implicated.size;
+  }
+
+  isOpen(provider: string): boolean {
+    return this.implicated.has(provider);
+  }
+
+  /** Did this connection fail in the window of the provider's OPEN breaker? */
+  isImplicated(provider: string, connectionId: string): boolean {
+    const s = this.implicated.get(provider);
+    return s !== undefined && (s.has(connectionId) || s.has(ANY_CONNECTION));
+  }
+
+  /**
+   * Hot path: null when the target may be called (CLOSED, DEGRADED, HALF_OPEN with its probe
+   * free, or OPEN for a connection that did not fail while its probe is free).
+   */
+  exclusion(provider: string, connectionId: string, now: number): Exclusion | null {
     const r = this.records.get(provider);
     if (r === undefined || r.state !== 'OPEN') return null;
-    if (now < r.halfOpenAt) {
+    if (now < r.halfOpenAt && this.isImplicated(provider, connectionId)) {
       return { reason: 'circuit_open', until: r.halfOpenAt, detail: `${provider} breaker is OPEN after ${r.failures} provider failures` };
     }
     const c = this.probes.get(provider);
     if (c === undefined || now - c.claimedAt >= PROBE_CLAIM_TTL_MS) return null;
-    return { reason: 'circuit_open', until: now + PROBE_BUSY_RETRY_MS, detail: `${provider} breaker is HALF_OPEN and its probe is in flight` };
+    return { reason: 'circuit_open', until: now + PROBE_BUSY_RETRY_MS, detail: `${provider} breaker is ${now < r.halfOpenAt ? 'OPEN' : 'HALF_OPEN'} and its probe is in flight` };
   }
 
-  /** Right before dispatch: in HALF_OPEN, claims the one probe for this attempt. */
+  /** Right before dispatch: while OPEN or HALF_OPEN, claims the one probe for this attempt. */
   beginAttempt(target: Target, now: number): Exclusion | null {
     const provider = target.conn.provider;
     const r = this.records.get(provider);
     if (r === undefined || r.state !== 'OPEN') return null;
-    const ex = this.exclusion(provider, now);
+    const ex = this.exclusion(provider, target.conn.id, now);
     if (ex) return ex;
     this.probes.set(provider, { holder: target, claimedAt: now });
     this.changed();
     return null;
   }
 
+  private holds(target: Target): boolean {
+    return this.probes.get(target.conn.provider)?.holder === target;
+  }
+
   /** Releases the probe if this attempt holds it (abandoned, or ended with a non-provider error). */
   release(target: Target): void {
-    const provider = target.conn.provider;
-    const c = this.probes.get(provider);
-    if (c && c.holder === target) {
-      this.probes.delete(provider);
+    if (this.holds(target)) {
+      this.probes.delete(target.conn.provider);
       this.changed();
     }
   }
 
-  recordFailure(provider: string, status: number | null, now: number): void {
+  /**
+   * A provider-level failure of `target`. `evidence` says whether it speaks for the provider (see
+   * the resilience service: not while a sibling connection is succeeding); a failed probe always does.
+   */
+  recordFailure(target: Target, status: number | null, now: number, o: { connections: number; evidence: boolean }): void {
+    const provider = target.conn.provider;
+    const probe = this.holds(target);
+    if (!o.evidence && !probe) return;
     const r = this.records.get(provider) ?? CLOSED_RECORD;
-    const next = onProviderFailure(r, now, status, this.profileOf(provider));
-    if (next !== r) this.probes.delete(provider);
-    this.store(provider, r, next);
+    const next = onProviderFailure(r, now, { status, conn: target.conn.id, probe, connections: o.connections }, this.profileOf(provider));
+    if (next !== r || probe) this.probes.delete(provider);
+    this.store(provider, r, next, true);
   }
 
   /** Fast when nothing is stored for the provider (the common case). */
-  recordSuccess(provider: string, now: number): void {
+  recordSuccess(target: Target, now: number): void {
+    const provider = target.conn.provider;
     const r = this.records.get(provider);
     if (r === undefined) return;
-    if (r.state === 'CLOSED' && r.failures === 0) return;
-    const next = onProviderSuccess(r, now, this.profileOf(provider));
+    if (r.state === 'CLOSED' && r.window.length === 0) return;
+    const next = onProviderSuccess(r, now, target.conn.id, this.profileOf(provider));
     if (next.state !== 'OPEN') this.probes.delete(provider);
-    this.store(provider, r, next);
+    this.store(provider, r, next, next.state !== r.state || next.failures !== r.failures);
   }
 
   connectionTestOk(provider: string, now: number): void {
     const r = this.records.get(provider);
     if (r === undefined) return;
-    this.store(provider, r, onConnectionTestOk(r, now, this.profileOf(provider)));
+    this.store(provider, r, onConnectionTestOk(r, now, this.profileOf(provider)), true);
   }
 
   /** Resets one provider's breaker, or every breaker. Returns the providers reset. */
@@ -117,6 +152,7 @@ export class ProviderBreakers {
     for (const p of targets) {
       const had = this.records.has(p) || this.probes.has(p);
       this.records.delete(p);
+      this.implicated.delete(p);
       this.probes.delete(p);
       if (had) this.repo.delete(p);
     }
@@ -141,6 +177,8 @@ export class ProviderBreakers {
       failures: r.failures,
       degradationThreshold: Math.min(p.degradationThreshold, p.failureThreshold),
       failureThreshold: p.failureThreshold,
+      failureRatePercent: p.failureRatePercent,
+      windowOutcomes: r.window.length,
       resetTimeoutMs: p.resetTimeoutMs,
       openedAt: r.state === 'OPEN' ? r.openedAt : null,
       halfOpenAt: r.state === 'OPEN' ? r.halfOpenAt : null,
@@ -150,18 +188,25 @@ export class ProviderBreakers {
     };
   }
 
-  private store(provider: string, before: BreakerRecord, next: BreakerRecord): void {
+  private put(provider: string, r: BreakerRecord): void {
+    this.records.set(provider, r);
+    if (r.state === 'OPEN') this.implicated.set(provider, implicatedConnections(r));
+    else this.implicated.delete(provider);
+  }
+
+  private store(provider: string, before: BreakerRecord, next: BreakerRecord, persist: boolean): void {
     if (next === before) return;
     if (next.state !== before.state || (before.state === 'OPEN' && next.state === 'OPEN')) {
       this.log?.info('breaker.transition', { provider, from: before.state, to: next.state, failures: next.failures });
     }
-    if (next.state === 'CLOSED' && next.failures === 0 && next.lastFailureAt === null) {
+    if (next.state === 'CLOSED' && next.window.length === 0 && next.lastFailureAt === null) {
       this.records.delete(provider);
+      this.implicated.delete(provider);
       this.repo.delete(provider);
     } else {
-      this.records.set(provider, next);
-      this.repo.save(provider, next);
+      this.put(provider, next);
+      if (persist) this.repo.save(provider, next);
     }
-    this.changed();
+    if (persist) this.changed();
   }
 }

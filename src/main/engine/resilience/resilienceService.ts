@@ -1,9 +1,11 @@
 // The resilience core behind the pipeline's port and the management API: it classifies every
 // failed attempt once (classifyFailure) and hands the verdict to each layer — the provider breaker
-// (§1), the optional window gate (§1a), the connection cooldown and terminal states (§2) and the
-// model lockout (§3) — and answers the per-candidate eligibility read with map lookups only.
+// (§1), the optional window gate (§1a), outlier ejection, the connection cooldown and terminal
+// states (§2), the model-scoped rate-limit cooldown and the model lockout (§3) — and answers the
+// per-candidate eligibility read with map lookups only.
 import type { AuthClass, BreakerView, ModelLockoutView } from '../../../shared/model';
 import { isTerminalStatus } from '../../../shared/model';
+import { limiterScopeOf } from '../admission/limiterScope';
 import type { ConnectionRecord, ConnectionRegistry } from '../connections/registry';
 import { ApiError, notFound } from '../errors';
 import type { Logger } from '../logger';
@@ -12,7 +14,7 @@ import { effectiveFor } from '../settings/resolve';
 import type { SettingsService } from '../settings/settingsService';
 import type { BreakersRepo } from '../store/breakersRepo';
 import { classifyFailure, type FailureClass } from './classifyFailure';
-import { onConnectionFailure, onConnectionSuccess, operatorReset, type CooldownSettings } from './connectionCooldown';
+import { onConnectionFailure, onConnectionSuccess, operatorReset, rateLimitCooldown, type CooldownSettings } from './connectionCooldown';
 import { clearCooldowns, cooldownsView } from './cooldownManager';
 import {
   lockoutDurationMs,
@@ -21,11 +23,14 @@ import {
   REQUEST_REJECTED_MAX_COOLDOWN_MS,
   type LockoutSettings,
 } from './modelLockout';
+import { ejectedHealth, OutlierDetector, type Ejection, type OutlierSettings } from './outlierEjection';
 import type { AttemptVerdict, Exclusion, Resilience, UpstreamFailure } from './port';
 import type { BreakerProfile } from './providerBreaker';
 import { ProviderBreakers } from './providerBreakers';
 import { ProviderCooldownGate, type WindowGateProfile } from './providerCooldownGate';
-import { connectionRetrySeconds, providerRetrySeconds, rateLimitRetryDelay, type RetryDelay } from './retryDelay';
+import { quotaFamilyOf } from './quotaFamily';
+import { meteredPerAccount, type Metering } from './rateLimitScope';
+import { connectionRetrySeconds, MAX_HINT_COOLDOWN_MS, providerRetrySeconds, rateLimitRetryDelay, type RetryDelay } from './retryDelay';
 
 export interface ResilienceDeps {
   settings: Pick<SettingsService, 'values' | 'snapshot' | 'onChange'>;
@@ -77,16 +82,55 @@ export function createResilience(deps: ResilienceDeps): Resilience {
 
   const breakerProfile = (cls: AuthClass): BreakerProfile => {
     const v = settings.values;
+    const failureRatePercent = v['providerBreaker.failureRatePercent'];
     if (cls === 'local') {
       const failureThreshold = v['providerBreaker.local.failureThreshold'];
       // The guide derives the Local degrade threshold; here it is one failure before opening.
-      return { degradationThreshold: Math.max(1, failureThreshold - 1), failureThreshold, resetTimeoutMs: v['providerBreaker.local.resetTimeoutMs'] };
+      return {
+        degradationThreshold: Math.max(1, failureThreshold - 1),
+        failureThreshold,
+        resetTimeoutMs: v['providerBreaker.local.resetTimeoutMs'],
+        failureRatePercent,
+      };
     }
     return {
       degradationThreshold: v[`providerBreaker.${cls}.degradationThreshold`],
       failureThreshold: v[`providerBreaker.${cls}.failureThreshold`],
       resetTimeoutMs: v[`providerBreaker.${cls}.resetTimeoutMs`],
+      failureRatePercent,
     };
+  };
+
+  // Outlier-ejection settings, read once per change (the success path asks for them).
+  let outlierCfg: OutlierSettings | null = null;
+  const outlierSettings = (): OutlierSettings => {
+    if (outlierCfg !== null) return outlierCfg;
+    const v = settings.values;
+    return (outlierCfg = {
+      enabled: v['outlierEjection.enabled'],
+      consecutiveFailures: v['outlierEjection.consecutiveFailures'],
+      baseEjectionMs: v['outlierEjection.baseEjectionMs'],
+      maxEjectionMs: v['outlierEjection.maxEjectionMs'],
+      siblingWindowMs: v['outlierEjection.siblingWindowMs'],
+    });
+  };
+
+  // How each connection's provider meters its limits (decides a 429's scope), rebuilt after a configuration change.
+  const meterings = new Map<string, Metering>();
+  const meteringOf = (conn: ConnectionRecord): Metering => {
+    let m = meterings.get(conn.id);
+    if (m === undefined) {
+      m = { perAccount: meteredPerAccount(conn), perModelQuota: limiterScopeOf(conn) === 'model' };
+      meterings.set(conn.id, m);
+    }
+    return m;
+  };
+
+  /** Connections of a provider that can serve at all (enabled, not terminal): 1 = its failures are always provider-wide. */
+  const usableConnections = (provider: string): number => {
+    let n = 0;
+    for (const c of registry.all()) if (c.provider === provider && c.enabled && !isTerminalStatus(c.health.testStatus)) n++;
+    return n;
   };
 
   const gateProfile = (provider: string): WindowGateProfile => {
@@ -102,6 +146,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
   const breakers = new ProviderBreakers(deps.breakersRepo, { classOf, profile: breakerProfile }, changed, log);
   const gate = new ProviderCooldownGate(gateProfile, changed);
   const lockouts = new ModelLockouts(changed);
+  const outliers = new OutlierDetector(outlierSettings);
 
   // Stampede protection (R-CC-14): every dispatched attempt gets a sequence number; a connection
   // remembers the number current when its cooldown was last set. A failure of an attempt numbered
@@ -177,20 +222,106 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     return out.coolMs;
   };
 
-  const onFailure = (target: Target, f: UpstreamFailure, now: number): AttemptVerdict => {
-    const c = classifyFailure(f, now);
+  /** Upstream hints are honoured for this connection (connectionCooldown.useUpstreamRetryHints). */
+  const hintMsFor = (conn: ConnectionRecord, c: FailureClass): number => {
+    if (!c.hint || c.hint.ms <= 0) return 0;
+    if (!effectiveFor(settings.snapshot, 'connectionCooldown.useUpstreamRetryHints', conn).value) return 0;
+    return Math.min(c.hint.ms, MAX_HINT_COOLDOWN_MS);
+  };
+
+  /**
+   * A 429 without account-wide evidence (issue 9): the connection cooldown of R-CC-04..14 (base
+   * · 2^level, the retry-delay chain with the hint first, stampede protection), narrowed to this
+   * model's quota family on this connection. Independent of the model-lockout switch.
+   */
+  const coolModel = (target: Target, c: FailureClass, now: number, mySeq: number | null) => {
     const conn = target.conn;
+    const scope = c.lockoutScope;
+    const key = scope === 'family' ? quotaFamilyOf(conn.provider, target.model) : target.model;
+    const prev = lockouts.entry(conn.id, scope, key);
+    const own = prev !== undefined && prev.origin === 'rate_limit' ? prev : undefined;
+    const running = prev !== undefined && prev.expiresAt > now;
+    const concurrent = mySeq !== null ? own !== undefined && mySeq <= own.seq : running;
+    const out = rateLimitCooldown(
+      { until: prev?.expiresAt ?? null, level: own?.backoffLevel ?? 0 },
+      { now, delay: retryDelayFor(conn, c), concurrent },
+      cooldownSettings(conn),
+    );
+    if (out === null || out.state.until === null) return;
+    const failureCount = own === undefined || now >= own.forgetAt ? 1 : concurrent ? own.failureCount : own.failureCount + 1;
+    lockouts.setCooldown(
+      { provider: conn.provider, connectionId: conn.id, model: target.model },
+      { scope, reason: c.reason, status: c.status, until: out.state.until, backoffLevel: out.state.level, failureCount, seq },
+      now,
+    );
+  };
+
+  /** Another connection of the same provider is in routing now (enabled, not terminal, not cooling). */
+  const siblingInRouting = (conn: ConnectionRecord, now: number): boolean => {
+    for (const c of registry.all()) {
+      if (c === conn || c.provider !== conn.provider || !c.enabled || isTerminalStatus(c.health.testStatus)) continue;
+      if (c.health.rateLimitedUntil === null || c.health.rateLimitedUntil <= now) return true;
+    }
+    return false;
+  };
+
+  /**
+   * May this connection be ejected? Not when it opted out of cooldowns, and, like Envoy's
+   * max-ejection share, never when it is its provider's last connection in routing.
+   */
+  const canEject = (conn: ConnectionRecord, now: number) => !conn.disableCooling && siblingInRouting(conn, now);
+  // The success path's sweep asks this (one function, no closure per success).
+  let sweepAt = 0;
+  const canEjectAtSweep = (id: string) => {
+    const sibling = registry.get(id);
+    return sibling !== undefined && canEject(sibling, sweepAt);
+  };
+  /** Writes an outlier ejection to the connection's health (a cooldown the cooldown manager shows and clears). */
+  const applyEjection = (conn: ConnectionRecord, e: Ejection, now: number) => {
+    const next = ejectedHealth(conn.health, { now, ms: e.ms, consecutive: e.record.consecutive, ejections: e.record.ejections, provider: conn.provider });
+    if (next === null) return;
+    Object.assign(conn.health, next);
+    cooldownSeq.set(conn.id, seq);
+    saveHealth(conn, now);
+    log?.info('connection.ejected', { connectionId: conn.id, provider: conn.provider, ms: e.ms, consecutive: e.record.consecutive, ejections: e.record.ejections });
+  };
+
+  const onFailure = (target: Target, f: UpstreamFailure, now: number): AttemptVerdict => {
+    const conn = target.conn;
+    const c = classifyFailure(f, now, meteringOf(conn));
     const mySeq = attemptSeq.get(target) ?? null;
     attemptSeq.delete(target);
     const v = settings.values;
 
-    // §1: only provider-level failures reach the breaker; anything else frees a probe it held.
-    if (c.tripsBreaker && !c.skipProviderBreaker) breakers.recordFailure(conn.provider, c.status, now);
+    // Evidence rule: a failure while a sibling connection of the provider is succeeding is that
+    // connection's problem (outlier ejection), not the provider's.
+    const siblingSucceeding = c.outlier ? outliers.siblingSucceeding(conn.provider, conn.id, now) : false;
+    const connections = c.tripsBreaker || c.countsForWindowGate ? usableConnections(conn.provider) : 0;
+    const providerWide = connections <= 1 || !siblingSucceeding;
+    // §1: only provider-level, provider-wide failures reach the breaker; anything else frees a probe it held.
+    if (c.tripsBreaker) breakers.recordFailure(target, c.status, now, { connections, evidence: providerWide });
     else breakers.release(target);
-    // §1a
-    if (c.countsForWindowGate && v['providerCooldown.enabled']) gate.recordFailure(conn.provider, now);
+    // §1a, with the same evidence rule.
+    if (c.countsForWindowGate && v['providerCooldown.enabled'] && providerWide) gate.recordFailure(conn.provider, now);
 
     const lockTarget = { provider: conn.provider, connectionId: conn.id, model: target.model };
+    const hintMs = hintMsFor(conn, c);
+    const statusLock = (status: number | null) =>
+      v['modelLockout.enabled'] && status !== null && v['modelLockout.errorCodes'].includes(status);
+    const lockoutRequest = () => {
+      const s = lockoutSettings();
+      return {
+        scope: c.lockoutScope,
+        reason: c.reason,
+        status: c.status,
+        origin: 'status' as const,
+        // A lock honours the upstream's Retry-After: the longer of the lockout step and the hint (at most 24 h).
+        durationFor: (n: number) => Math.max(lockoutDurationMs(n, s), hintMs),
+        escalationWindowMs: Math.max(s.maxCooldownMs, s.baseCooldownMs),
+        ...(hintMs > 0 ? { hintUntil: now + hintMs } : {}),
+      };
+    };
+
     if (c.reason === 'request_rejected') {
       // R-CC-37: never a ban; the model leaves rotation with a growing cooldown capped at 1 h.
       lockouts.recordFailure(
@@ -206,30 +337,20 @@ export function createResilience(deps: ResilienceDeps): Resilience {
         now,
       );
       applyToConnection(target, c, f, now, mySeq, { kind: 'record' });
+    } else if (c.scope === 'model' && c.cooldown.kind === 'rate_limit') {
+      // Issue 9: a model-scoped 429 rests only this model here. With the lockout switch on (and
+      // 429 among its codes) the status rule's lock applies instead, as before.
+      if (statusLock(c.status)) lockouts.recordFailure(lockTarget, lockoutRequest(), now);
+      else coolModel(target, c, now, mySeq);
+      applyToConnection(target, c, f, now, mySeq, { kind: 'record' });
     } else {
       // §3: a model-scoped status with lockout on locks the model; for rate-limit, quota and
       // permission errors the lock takes the place of the connection cooldown.
       const lockout =
-        v['modelLockout.enabled'] &&
-        c.status !== null &&
+        statusLock(c.status) &&
         c.cooldown.kind !== 'terminal' &&
-        (c.modelScopable || c.scope === 'model' || c.scope === 'provider') &&
-        v['modelLockout.errorCodes'].includes(c.status);
-      if (lockout) {
-        const s = lockoutSettings();
-        lockouts.recordFailure(
-          lockTarget,
-          {
-            scope: c.lockoutScope,
-            reason: c.reason,
-            status: c.status,
-            origin: 'status',
-            durationFor: (n) => lockoutDurationMs(n, s),
-            escalationWindowMs: Math.max(s.maxCooldownMs, s.baseCooldownMs),
-          },
-          now,
-        );
-      }
+        (c.modelScopable || c.scope === 'model' || c.scope === 'provider');
+      if (lockout) lockouts.recordFailure(lockTarget, lockoutRequest(), now);
       const rule = lockout && c.modelScopable ? ({ kind: 'record' } as const) : c.cooldown;
       const coolMs = applyToConnection(target, c, f, now, mySeq, rule);
       // A connection that opted out of cooldowns loses only the model, for as long as it would have cooled.
@@ -241,7 +362,55 @@ export function createResilience(deps: ResilienceDeps): Resilience {
         );
       }
     }
-    return { reason: c.reason, failover: c.failover, retryAfterMs: c.retryAfterMs, hint: c.hint };
+
+    // Outlier ejection: N consecutive 5xx / transport failures while a sibling succeeds.
+    if (c.outlier) {
+      const ej = outliers.onFailure(conn.provider, conn.id, siblingSucceeding && canEject(conn, now), now);
+      if (ej !== null) applyEjection(conn, ej, now);
+    }
+    return { reason: c.reason, failover: c.failover, retryAfterMs: c.retryAfterMs, hint: c.hint, scope: c.scope };
+  };
+
+  /** Probe order for an OPEN/HALF_OPEN provider's targets: the connection most likely healthy first. */
+  const probeRank = (t: Target, now: number): number => {
+    const conn = t.conn;
+    const h = conn.health;
+    const blocked =
+      isTerminalStatus(h.testStatus) ||
+      (h.rateLimitedUntil !== null && h.rateLimitedUntil > now) ||
+      (lockouts.size > 0 && lockouts.exclusion(conn.provider, conn.id, t.model, now) !== null);
+    return (blocked ? 2 : 0) + (breakers.isImplicated(conn.provider, conn.id) ? 1 : 0);
+  };
+
+  const orderForProbe = (targets: Target[], now: number): Target[] => {
+    if (breakers.openCount === 0 || targets.length < 2) return targets;
+    let groups: Map<string, number[]> | null = null;
+    for (let i = 0; i < targets.length; i++) {
+      const p = targets[i]!.conn.provider;
+      if (!breakers.isOpen(p)) continue;
+      groups ??= new Map();
+      let idx = groups.get(p);
+      if (idx === undefined) groups.set(p, (idx = []));
+      idx.push(i);
+    }
+    if (groups === null) return targets;
+    for (const idx of groups.values()) {
+      if (idx.length < 2) continue;
+      const ranked = idx
+        .map((i) => {
+          const t = targets[i]!;
+          return {
+            t,
+            rank: probeRank(t, now),
+            streak: outliers.record(t.conn.provider, t.conn.id).consecutive,
+            lastOk: outliers.lastSuccessAt(t.conn.provider, t.conn.id) ?? -Infinity,
+          };
+        })
+        // Stable: equal candidates keep the selector's order.
+        .sort((a, b) => a.rank - b.rank || a.streak - b.streak || b.lastOk - a.lastOk);
+      idx.forEach((i, k) => (targets[i] = ranked[k]!.t));
+    }
+    return targets;
   };
 
   const exclusion = (target: Target, now: number): Exclusion | null => {
@@ -250,7 +419,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     if (isTerminalStatus(h.testStatus)) {
       return { reason: 'terminal', until: null, detail: `${h.testStatus}${h.lastError ? `: ${h.lastError}` : ''}` };
     }
-    let ex = breakers.exclusion(conn.provider, now);
+    let ex = breakers.exclusion(conn.provider, conn.id, now);
     if (settings.values['providerCooldown.enabled']) ex = widen(ex, gate.exclusion(conn.provider, now));
     if (h.rateLimitedUntil !== null && h.rateLimitedUntil > now) {
       ex = widen(ex, {
@@ -275,7 +444,10 @@ export function createResilience(deps: ResilienceDeps): Resilience {
   registry.onChange((kind, ids) => {
     if (kind !== 'config') return;
     classes = null;
+    meterings.clear();
     for (const id of ids) {
+      // A changed connection (key, URL, provider) starts a new outlier record.
+      outliers.forget(id);
       if (registry.get(id)) continue;
       lockouts.forgetConnection(id);
       cooldownSeq.delete(id);
@@ -286,11 +458,14 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     const v = settings.values;
     if (keys.includes('modelLockout.enabled') && !v['modelLockout.enabled']) lockouts.dropOrigin('status');
     if (keys.includes('providerCooldown.enabled') && !v['providerCooldown.enabled']) gate.reset();
+    if (keys.some((k) => k.startsWith('outlierEjection.'))) outlierCfg = null;
     if (keys.some((k) => k.startsWith('providerBreaker.') || k.startsWith('providerCooldown.'))) changed();
   });
 
   return {
     exclusion,
+
+    orderForProbe,
 
     beginAttempt(target, now) {
       const ex = breakers.beginAttempt(target, now);
@@ -302,7 +477,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     onSuccess(target, now) {
       const conn = target.conn;
       attemptSeq.delete(target);
-      breakers.recordSuccess(conn.provider, now);
+      breakers.recordSuccess(target, now);
       gate.recordSuccess(conn.provider);
       if (lockouts.size > 0) lockouts.onSuccess(conn.provider, conn.id, target.model, now);
       const h = conn.health;
@@ -314,6 +489,10 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       } else if (now - (lastUsedPersisted.get(conn.id) ?? 0) >= LAST_USED_PERSIST_MS) {
         saveHealth(conn, now);
       }
+      // A sibling whose failure streak already reached N is ejected now that this one succeeds.
+      sweepAt = now;
+      const ejections = outliers.onSuccess(conn.provider, conn.id, now, canEjectAtSweep);
+      for (const e of ejections) applyEjection(registry.get(e.connectionId)!, e, now);
     },
 
     onFailure,
@@ -339,7 +518,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
 
     cooldowns: (now, provider) => cooldownsView(registry, lockouts, now, provider),
 
-    clearCooldowns: (input, now) => clearCooldowns(registry, lockouts, input, now),
+    clearCooldowns: (input, now) => clearCooldowns(registry, lockouts, input, now, (id) => outliers.clear(id)),
 
     lockouts: lockoutViews,
 
@@ -368,6 +547,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       const conn = registry.get(connectionId);
       if (!conn) return;
       breakers.connectionTestOk(conn.provider, now);
+      outliers.clear(conn.id);
       const next = operatorReset(conn.health);
       if (next !== conn.health) {
         Object.assign(conn.health, next);

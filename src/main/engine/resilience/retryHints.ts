@@ -97,7 +97,23 @@ export function retryHintFromHeaders(headers: Record<string, string>, now: numbe
     .map((v) => parseResetValue(v, now))
     .filter((v): v is number => v !== null);
   if (anth.length) return { ms: Math.max(...anth), source: 'anthropic-ratelimit-reset' };
-  return null;
+  return unifiedResetHint(headers, now);
+}
+
+/**
+ * Claude subscription (unified) limits: when the unified status, or one window's status (5h, 7d),
+ * is `rejected`, its `-reset` header (epoch seconds) says when the account can be used again.
+ */
+function unifiedResetHint(headers: Record<string, string>, now: number): RetryHint | null {
+  let ms: number | null = null;
+  for (const name in headers) {
+    if (!name.startsWith('anthropic-ratelimit-unified') || !name.endsWith('-status')) continue;
+    if (headers[name]!.trim().toLowerCase() !== 'rejected') continue;
+    const reset = headers[`${name.slice(0, -'-status'.length)}-reset`];
+    const v = reset ? parseResetValue(reset, now) : null;
+    if (v !== null && (ms === null || v > ms)) ms = v;
+  }
+  return ms !== null ? { ms, source: 'anthropic-ratelimit-reset' } : null;
 }
 
 interface GoogleDetail {
