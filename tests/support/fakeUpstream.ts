@@ -1,7 +1,8 @@
 // A fake upstream provider on 127.0.0.1, port 0. It answers in OpenAI and Anthropic shapes
 // (JSON or SSE), can be scripted per key, model or path (status, headers, body, streamed chunks
 // with delays, stalls, hangs, dropped sockets, a concurrency cap) and records every request it
-// receives, the most requests in flight at once, and requests whose client went away.
+// receives (and when its response ended), the most requests in flight at once, and requests whose
+// client went away.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -17,6 +18,8 @@ export interface RecordedRequest {
   receivedAt: number;
   /** True when the client closed the connection before the response finished. */
   clientClosed: boolean;
+  /** When the response ended or the connection closed (Date.now()); null while it is open. */
+  finishedAt: number | null;
 }
 
 export interface Chunk {
@@ -41,6 +44,12 @@ export interface ScriptedResponse {
   hang?: boolean;
   /** Destroy the socket instead of answering. */
   destroy?: boolean;
+  /**
+   * What happens once `chunks` are written: end the response (default), keep it open and send
+   * nothing more until the client goes away (a mid-stream stall), or destroy the socket (a
+   * stream that dies mid-way).
+   */
+  afterChunks?: 'end' | 'stall' | 'destroy';
 }
 
 export type Responder = ScriptedResponse | ((req: RecordedRequest) => ScriptedResponse | undefined);
@@ -190,6 +199,7 @@ export class FakeUpstream {
       rawBody,
       receivedAt: Date.now(),
       clientClosed: false,
+      finishedAt: null,
     };
     this.requests.push(rec);
     this.inFlight++;
@@ -197,6 +207,7 @@ export class FakeUpstream {
     let finished = false;
     res.on('close', () => {
       if (!res.writableFinished) rec.clientClosed = true;
+      rec.finishedAt = Date.now();
       if (!finished) {
         finished = true;
         this.inFlight--;
@@ -233,6 +244,11 @@ export class FakeUpstream {
         if (c.gate) await c.gate;
         if (res.destroyed) return;
         res.write(c.data);
+      }
+      if (r.afterChunks === 'stall') return; // stays open until the client goes away
+      if (r.afterChunks === 'destroy') {
+        req.socket.destroy();
+        return;
       }
       res.end();
       return;
