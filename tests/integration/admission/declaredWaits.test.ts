@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { ConnectionView } from '../../../src/shared/model';
 import { FakeUpstream } from '../../support/fakeUpstream';
 import { startTestEngine, type TestEngine } from '../../support/harness';
-import { admissionOf, ask, openaiClient, rateLimited, waitForAdmission } from './support';
+import { admissionOf, ask, modelRateLimited, openaiClient, rateLimited, waitForAdmission } from './support';
 
 const DAY_S = 86_399;
 const geminiQuota = (delay: string) => ({
@@ -70,9 +70,24 @@ describe('declared waits', () => {
     expect(log.attempts[0]!.queuedMs).toBeGreaterThan(0);
   });
 
+  it('a short Retry-After scoped to one model holds only that model: another model of the key goes straight through', async () => {
+    const c = await addKey('model-spacing');
+    const client = openaiClient(t);
+    fake.script({ model: 'busy-model' }, [modelRateLimited(1_200), { json: { id: 'x', object: 'chat.completion', created: 1, model: 'busy-model', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] } }]);
+    expect((await ask(client, 'busy-model')).status).toBe(429);
+    const view = await admissionOf(t, c.id);
+    expect(view.pausedUntil).toBeNull();
+    expect(view.models.find((m) => m.model === 'busy-model')?.pausedUntil).not.toBeNull();
+
+    // Another model of the same key dispatches at once.
+    expect(await ask(client, 'other-model')).toMatchObject({ status: 200, connectionId: c.id });
+    expect(fake.requestsFor({ model: 'other-model' })).toHaveLength(1);
+    expect(fake.requestsFor({ model: 'busy-model' })).toHaveLength(1);
+  });
+
   it('a prose hint in the body ("retry after 1s") spaces the queue the same way', async () => {
     const c = await addKey('prose');
-    fake.script({ model: 'trigger' }, [{ status: 429, json: { error: { type: 'rate_limit_error', message: 'Too many requests, please retry after 1s' } } }]);
+    fake.script({ model: 'trigger' }, [{ status: 429, headers: { 'x-ratelimit-remaining': '0' }, json: { error: { type: 'rate_limit_error', message: 'Too many requests, please retry after 1s' } } }]);
     const client = openaiClient(t);
     await ask(client, 'trigger');
     expect((await admissionOf(t, c.id)).pausedUntil).not.toBeNull();

@@ -65,8 +65,18 @@ export async function waitForAdmission(
   }
 }
 
-/** A 429 whose Retry-After-ms header asks for `ms` of spacing. */
+/**
+ * A 429 whose Retry-After-ms header asks for `ms` of spacing. It says the whole key is out of
+ * requests (`x-ratelimit-remaining: 0`), so it holds the connection's queue, not one model's.
+ */
 export const rateLimited = (ms: number, message = 'slow down') => ({
+  status: 429,
+  headers: { 'retry-after-ms': String(ms), 'x-ratelimit-remaining': '0' },
+  json: { error: { type: 'rate_limit_error', message } },
+});
+
+/** A 429 for one model only (nothing says the key is spent): it holds only that model's requests. */
+export const modelRateLimited = (ms: number, message = 'slow down') => ({
   status: 429,
   headers: { 'retry-after-ms': String(ms) },
   json: { error: { type: 'rate_limit_error', message } },

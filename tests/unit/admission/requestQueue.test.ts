@@ -26,6 +26,38 @@ describe('RequestQueue', () => {
     expect(q.isIdle(clock.now())).toBe(false);
   });
 
+  it('a pause for one model holds only that model\'s waiters; the others dispatch, and it ends by itself', async () => {
+    const { q, clock, pacers } = setup();
+    q.pause(clock.now() + 1_000, 'model-a');
+    expect(q.pauseEnd(clock.now())).toBeNull();
+    expect(q.pauseEnd(clock.now(), 'model-a')).toBe(clock.now() + 1_000);
+    expect(q.isIdle(clock.now(), 'model-b')).toBe(true);
+    expect(q.isIdle(clock.now(), 'model-a')).toBe(false);
+    const order: string[] = [];
+    void q.enter(clock.now() + 10_000, never(), timeout, 'model-a').then(() => order.push('a'));
+    void q.enter(clock.now() + 10_000, never(), timeout, 'model-b').then(() => order.push('b'));
+    pacers.made[0]!.drain();
+    await flush();
+    expect(order).toEqual(['b']);
+    clock.advance(1_000);
+    pacers.made[0]!.drain();
+    await flush();
+    expect(order).toEqual(['b', 'a']);
+    expect(q.pausedModels(clock.now())).toEqual([]);
+  });
+
+  it('a model pause refuses at once that model\'s waiters whose budget ends first', async () => {
+    const { q, clock } = setup();
+    q.pause(clock.now() + 10_000); // everyone queues
+    const a = q.enter(clock.now() + 2_000, never(), timeout, 'model-a');
+    const b = q.enter(clock.now() + 2_000, never(), timeout, 'model-b');
+    q.pause(clock.now() + 5_000, 'model-a');
+    await expect(a).rejects.toMatchObject({ left: 10_000 });
+    expect(q.waiting).toBe(1);
+    q.clearPause();
+    void b;
+  });
+
   it('dispatches waiters oldest first as the pacer allows', async () => {
     const { q, clock, pacers } = setup(50);
     const order: number[] = [];

@@ -118,13 +118,13 @@ export class AdmissionService implements AdmissionPort {
       if (plan.queue && plan.budgets) {
         const admission = checkQueueAdmission(plan.st.queued, plan.budgets.maxQueueDepth);
         if (!admission.admit) {
-          const left = plan.queue.pauseEnd(now);
+          const left = plan.queue.pauseEnd(now, target.model);
           throw queueFull(plan.conn.name, admission.waiting, left === null ? null : left - now);
         }
-        const pause = checkLimiterPause(plan.queue.pauseEnd(now), now, plan.deadline);
+        const pause = checkLimiterPause(plan.queue.pauseEnd(now, target.model), now, plan.deadline);
         if (!pause.wait) throw queueTimeout(plan.conn.name, plan.budgets.maxWaitMs, pause.pauseLeftMs);
       }
-      if (!plan.queue || plan.queue.isIdle(now)) {
+      if (!plan.queue || plan.queue.isIdle(now, target.model)) {
         const lease = this.dispatchNow(plan);
         if (lease) return Promise.resolve(lease);
       }
@@ -141,15 +141,18 @@ export class AdmissionService implements AdmissionPort {
     if (!protectionOf(conn, this.autoEnable()).protected) return;
     const budgets = this.budgetsOf(conn);
     const scope = this.scopeOf(conn);
-    const decision = decideDeclaredWait(failure.status, verdict.hint, budgets.maxWaitMs, scope);
+    // A 429 the resilience layer scoped to one model (nothing said the account is spent) holds
+    // only that model's waiters, even in a connection-wide queue: other models keep dispatching.
+    const modelOnly = scope === 'connection' && verdict.scope === 'model';
+    const decision = decideDeclaredWait(failure.status, verdict.hint, budgets.maxWaitMs, modelOnly ? 'model' : scope);
     const now = this.d.clock.now();
     if (decision.kind === 'pause') {
       const st = this.state(conn);
       const key = limiterKeyOf(scope, target.model);
-      this.queueOf(st, key, budgets.minTimeMs).pause(now + decision.ms);
+      this.queueOf(st, key, budgets.minTimeMs).pause(now + decision.ms, modelOnly ? target.model : undefined);
       this.d.log?.info('admission.paused', {
         connectionId: conn.id,
-        model: scope === 'model' ? target.model : null,
+        model: scope === 'model' || modelOnly ? target.model : null,
         ms: decision.ms,
         why: decision.why,
         source: verdict.hint.source,
@@ -193,6 +196,8 @@ export class AdmissionService implements AdmissionPort {
       for (const m of Object.keys(c.rateLimitOverrides?.modelConcurrency ?? {})) if (modelCapOf(c, m) !== null) names.add(m);
       for (const [m, mc] of st?.models ?? []) if (mc.inFlight > 0 || mc.queued > 0) names.add(m);
       if (scope === 'model') for (const m of st?.queues.keys() ?? []) if (m !== '') names.add(m);
+      const shared = scope === 'connection' ? st?.queues.get('') : undefined;
+      for (const m of shared?.pausedModels(now) ?? []) names.add(m);
       const caps = [capOf(c.rateLimitOverrides?.maxConcurrent), quotaShareCapOf(c, quotaShareOn)].filter(
         (v): v is number => v !== null,
       );
@@ -209,7 +214,8 @@ export class AdmissionService implements AdmissionPort {
           inFlight: st?.models.get(model)?.inFlight ?? 0,
           queued: st?.models.get(model)?.queued ?? 0,
           cap: modelCapOf(c, model),
-          pausedUntil: scope === 'model' ? (st?.queues.get(model)?.pauseEnd(now) ?? null) : null,
+          pausedUntil:
+            scope === 'model' ? (st?.queues.get(model)?.pauseEnd(now) ?? null) : (shared?.pausedModels(now).includes(model) ? shared.pauseEnd(now, model) : null),
         })),
       };
     });
@@ -295,9 +301,9 @@ export class AdmissionService implements AdmissionPort {
     };
     let quotaRelease = noop;
     try {
-      if (plan.queue && plan.budgets && !plan.queue.isIdle(this.d.clock.now())) {
+      if (plan.queue && plan.budgets && !plan.queue.isIdle(this.d.clock.now(), plan.target.model)) {
         const maxWaitMs = plan.budgets.maxWaitMs;
-        await plan.queue.enter(plan.deadline, signal, (left) => queueTimeout(conn.name, maxWaitMs, left));
+        await plan.queue.enter(plan.deadline, signal, (left) => queueTimeout(conn.name, maxWaitMs, left), plan.target.model);
       }
       const { waitTimeoutMs, maxWaiting } = concurrencyBudgets(this.d.settings.snapshot);
       const gateDeadline = this.d.clock.now() + waitTimeoutMs;
