@@ -12,7 +12,8 @@ export type SettingGroup =
   | 'modelLockout'
   | 'requestQueue'
   | 'concurrency'
-  | 'routing';
+  | 'routing'
+  | 'combos';
 
 export type SettingUnit = 'ms' | 's' | 'count' | 'bytes' | 'port' | 'points' | 'days';
 

@@ -2,17 +2,20 @@
 // rules that parse, clamp and validate values. Resolution against env/persisted/connection
 // values lives in the engine (engine/settings/resolve.ts).
 import { admissionSettings } from './admission';
+import { comboSettings } from './combos';
 import type { SettingDef, SettingGroup, ValueOfDef } from './define';
 import { proxySettings } from './proxy';
 import { resilienceSettings } from './resilience';
 
 export * from './define';
 export { providerQuotaOverrideSchema, type ProviderQuotaOverride } from './resilience';
+export type { AutoWeights } from './combos';
 
 export const settingDefs = {
   ...proxySettings,
   ...resilienceSettings,
   ...admissionSettings,
+  ...comboSettings,
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingKey = keyof typeof settingDefs;
@@ -180,5 +183,6 @@ export const SETTING_GROUPS: { id: SettingGroup; label: string }[] = [
   { id: 'modelLockout', label: 'Model lockout' },
   { id: 'requestQueue', label: 'Request queue' },
   { id: 'concurrency', label: 'Concurrency' },
+  { id: 'combos', label: 'Combos' },
   { id: 'logs', label: 'Request log' },
 ];

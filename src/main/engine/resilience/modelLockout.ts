@@ -95,6 +95,7 @@ export class ModelLockouts {
       reason: 'model_lockout',
       until: e.expiresAt,
       detail: `${e.scope === 'family' && e.family !== model ? `${e.family} (quota family)` : model} locked after ${e.reason}${e.status !== null ? ` ${e.status}` : ''} (×${e.failureCount})`,
+      cause: e.reason,
     };
   }
 
