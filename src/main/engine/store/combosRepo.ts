@@ -70,8 +70,8 @@ export class CombosRepo {
 
   constructor(private readonly db: Db) {
     this.stmts = {
-      combos: db.prepare('SELECT * FROM combos ORDER BY created_at, id'),
-      mappings: db.prepare('SELECT * FROM model_mappings ORDER BY created_at, id'),
+      combos: db.prepare('SELECT * FROM combos ORDER BY created_at, rowid'),
+      mappings: db.prepare('SELECT * FROM model_mappings ORDER BY created_at, rowid'),
       upsertCombo: db.prepare(
         `INSERT INTO combos (id, name, strategy, targets, options, created_at, updated_at)
          VALUES (@id, @name, @strategy, @targets, @options, @created_at, @updated_at)

@@ -74,7 +74,8 @@ export class ComboRegistry {
   }
 
   list(): ComboRecord[] {
-    return [...this.byId.values()].sort((a, b) => a.createdAt - b.createdAt || a.name.localeCompare(b.name));
+    // Oldest first; the Map keeps creation order for combos created in the same millisecond.
+    return [...this.byId.values()].sort((a, b) => a.createdAt - b.createdAt);
   }
 
   /** By id, or by name (any case). */
