@@ -55,7 +55,7 @@ export const STRATEGY_INFO: Record<ComboStrategy, StrategyInfo> = {
   },
   auto: {
     label: 'Auto',
-    explain: 'Scores each target on health, latency, error rate, rate-limit headroom and cost (weights in Settings → Combos) and starts with the best.',
+    explain: 'Scores each target on health, latency, error rate, rate-limit headroom and cost (weights in Resilience settings → Combos) and starts with the best.',
   },
 };
 

@@ -174,7 +174,7 @@ export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: ()
             label="Never wait in this combo"
             checked={form.noWaits}
             onChange={(v) => setForm((f) => ({ ...f, noWaits: v }))}
-            description="By default, when every target is held back by a short cooldown, the request waits for the first to lift (Settings → Combos). On: answer 429/503 at once instead."
+            description="By default, when every target is held back by a short cooldown, the request waits for the first to lift (Resilience settings → Combos). On: answer 429/503 at once instead."
           />
           <div className="form-grid">
             <Field label="Target timeout (ms)" error={err('options.targetTimeoutMs')} hint="Time each target has to start answering before the next is tried. Empty: the connection's own timeout.">

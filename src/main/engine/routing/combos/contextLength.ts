@@ -90,7 +90,7 @@ export class ContextFallback {
     if (!this.active) return null;
     if (this.refused.has(target.model.toLowerCase())) return `${target.model} already refused this prompt as too long`;
     const w = this.catalog.contextWindow(target.model);
-    if (w === null) return `the context window of ${target.model} is unknown (add it under Combos → Context windows)`;
+    if (w === null) return `the context window of ${target.model} is unknown (add it under Resilience settings → Combos → Context windows)`;
     if (w <= this.floor) return `${target.model} has a ${w}-token window, not larger than the ${this.floor} that was refused`;
     return null;
   }
