@@ -52,6 +52,38 @@ async function main() {
     await scenario('upstream 20 ms, c=1', 'bench-delay-20', 1, 300);
     await scenario('upstream 20 ms, c=32', 'bench-delay-20', 32, 4000);
 
+    // A combo whose first target is healthy vs the plain model, both through Switchyard: the cost of
+    // combo resolution, expansion and ranking. Runs alternate (plain, combo, plain, combo) so drift
+    // on a shared machine hits both alike; the best of each pair is compared.
+    await sy.api('POST', '/api/combos', {
+      name: 'bench-combo',
+      targets: [
+        { provider: 'bench', model: 'bench-delay-0' },
+        { provider: 'bench', model: 'bench-delay-20' },
+      ],
+    });
+    const sw = paths.find((p) => p.name === 'switchyard')!;
+    const comboCase = async (c: number, n: number) => {
+      await load(sw.url, path, body('bench-combo'), sw.headers, c, Math.min(n, 300));
+      const plain: RunResult[] = [];
+      const combo: RunResult[] = [];
+      for (let i = 0; i < 2; i++) {
+        plain.push(await load(sw.url, path, body('bench-delay-0'), sw.headers, c, n));
+        combo.push(await load(sw.url, path, body('bench-combo'), sw.headers, c, n));
+      }
+      const best = (rs: RunResult[]) => rs.reduce((a, b) => (b.rps > a.rps ? b : a));
+      const p = best(plain);
+      const k = best(combo);
+      const spread = (rs: RunResult[]) => Math.abs(rs[0]!.rps - rs[1]!.rps) / Math.max(rs[0]!.rps, rs[1]!.rps);
+      lines.push(
+        `combo (first target healthy) vs plain model, upstream 0 ms, c=${c}\n  plain ${f(p.rps, 0)} req/s p50 ${f(p.p50)} p99 ${f(p.p99)}\n  combo ${f(k.rps, 0)} req/s p50 ${f(k.p50)} p99 ${f(k.p99)}` +
+          `\n  combo vs plain: ${f(k.rps / p.rps)}x req/s, added p50 ${f(k.p50 - p.p50)} ms, p99 ${f(k.p99 - p.p99)} ms (run-to-run spread: plain ${f(spread(plain) * 100, 1)}%, combo ${f(spread(combo) * 100, 1)}%)` +
+          ([...plain, ...combo].some((x) => x.errors) ? `\n  errors: ${[...plain, ...combo].map((x) => x.errors).join('/')}` : ''),
+      );
+    };
+    await comboCase(1, 3000);
+    await comboCase(32, 10000);
+
     const sbody = body('bench-stream-200', true);
     for (const p of paths) await streamRuns(p.url, path, sbody, p.headers, 20);
     const sr: Record<string, Awaited<ReturnType<typeof streamRuns>>> = {};

@@ -8,6 +8,7 @@ import { connectBridge, forgetToken, saveToken, takeToken } from './bridge';
 import { AgentPage } from './features/agent/AgentPage';
 import { AppPage } from './features/app/AppPage';
 import { BreakersPage } from './features/breakers/BreakersPage';
+import { CombosPage } from './features/combos/CombosPage';
 import { ConnectionsPage } from './features/connections/ConnectionsPage';
 import { CooldownsPage } from './features/cooldowns/CooldownsPage';
 import { LogsPage } from './features/logs/LogsPage';
@@ -19,6 +20,7 @@ import { createDashboard } from './stores/dashboard';
 const TITLES: Record<PageId, string> = {
   agent: 'Connect your agent',
   connections: 'Connections',
+  combos: 'Combos',
   cooldowns: 'Cooldown manager',
   breakers: 'Provider breakers',
   settings: 'Resilience settings',
@@ -92,6 +94,7 @@ function Connected({ token, onUnauthorized, onForgetToken }: { token: string | n
         <main className="content" id="main" tabIndex={-1}>
           {page === 'agent' && <AgentPage />}
           {page === 'connections' && <ConnectionsPage />}
+          {page === 'combos' && <CombosPage />}
           {page === 'cooldowns' && <CooldownsPage />}
           {page === 'breakers' && <BreakersPage />}
           {page === 'settings' && <SettingsPage />}

@@ -8,19 +8,26 @@ import type {
   BreakerView,
   ClearCooldownsResult,
   ClientKeyView,
+  ComboStrategy,
+  ComboTestResult,
+  ComboView,
+  ComboWriteResult,
+  CombosSnapshot,
   ConnectionTestResult,
   ConnectionView,
   CooldownsView,
   HealthView,
   LogsPage,
+  ModelCatalogEntry,
   ModelLockoutView,
+  ModelMappingView,
   ModelsView,
   RequestLogEntry,
   SettingsPatchResult,
   SettingsView,
 } from './model';
 import { jsonTooDeep, jsonValueProblem, MANAGEMENT_JSON_MAX_DEPTH, prototypeKeyPath, type JsonLimits } from './jsonBounds';
-import { AUTH_CLASSES, CONNECTION_KINDS } from './model';
+import { AUTH_CLASSES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGIES, CONNECTION_KINDS } from './model';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -170,6 +177,90 @@ const cooldownClearSchema = z.union([
   z.object({ connectionIds: z.array(id).min(1).max(10_000) }).strict(),
   z.object({ all: z.literal(true), provider: z.string().min(1).max(100).optional() }).strict(),
 ]);
+
+// ---- combo input -------------------------------------------------------------------------------
+
+/** Characters of a model id (and so of a combo name): what agents send as "model". */
+const MODEL_ID_CHARS = /^[A-Za-z0-9][A-Za-z0-9._:@+/-]*$/;
+
+export const comboNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(MODEL_ID_CHARS, 'use letters, digits and . _ : @ + / - (it is sent as the "model" of a request)')
+  .refine((s) => !s.toLowerCase().startsWith('combo/'), 'leave out the "combo/" prefix: clients may add it, the name is what follows');
+
+export const comboStrategySchema = z
+  .string()
+  .superRefine((v, ctx) => {
+    if ((COMBO_STRATEGIES as readonly string[]).includes(v)) return;
+    const shape = (COMBO_EXECUTION_SHAPES as readonly string[]).includes(v);
+    ctx.addIssue({
+      code: 'custom',
+      message: shape
+        ? `"${v}" is an execution shape (several upstream calls per request), not an ordering; it is not available yet`
+        : `must be one of ${COMBO_STRATEGIES.join(', ')}`,
+    });
+  })
+  .transform((v) => v as ComboStrategy);
+
+export const comboTargetSchema = z
+  .object({
+    /** Optional when connectionId is given (the connection's provider). */
+    provider: providerId.optional(),
+    model: z.string().trim().min(1).max(200),
+    connectionId: id.nullable().optional(),
+    weight: z.number().int().min(1).max(1_000).optional(),
+  })
+  .strict();
+export type ComboTargetInput = z.input<typeof comboTargetSchema>;
+
+export const comboOptionsSchema = z
+  .object({
+    comboCooldownWaitEnabled: z.boolean().optional(),
+    targetTimeoutMs: z.number().int().min(100).max(86_400_000).optional(),
+    maxAttempts: z.number().int().min(1).max(20).optional(),
+    resetWindowMs: z.number().int().min(1_000).max(7 * 86_400_000).optional(),
+  })
+  .strict();
+
+const comboTargets = z.array(comboTargetSchema).min(1, 'a combo needs at least one target').max(50);
+
+export const comboCreateSchema = z
+  .object({
+    name: comboNameSchema,
+    strategy: comboStrategySchema.optional(),
+    targets: comboTargets,
+    options: comboOptionsSchema.optional(),
+  })
+  .strict();
+export type ComboCreateInput = z.input<typeof comboCreateSchema>;
+
+/** PATCH body: any subset. PUT requires name and targets (checked by the service). */
+export const comboUpdateSchema = z
+  .object({
+    name: comboNameSchema.optional(),
+    strategy: comboStrategySchema.optional(),
+    targets: comboTargets.optional(),
+    options: comboOptionsSchema.optional(),
+  })
+  .strict();
+export type ComboUpdateInput = z.input<typeof comboUpdateSchema>;
+
+export const modelMappingSchema = z
+  .object({
+    pattern: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .regex(/^[A-Za-z0-9*?._:@+/-]+$/, 'use model-id characters and the wildcards * (any run) and ? (one character)'),
+    /** The combo's name or id. */
+    combo: z.string().trim().min(1).max(200),
+  })
+  .strict();
+export type ModelMappingInput = z.input<typeof modelMappingSchema>;
 
 // ---- the contract ------------------------------------------------------------------------------
 
@@ -367,6 +458,82 @@ export const contract = {
     input: none,
     summary: 'Models the proxy can route, by connection.',
   }),
+
+  listCombos: method<ComboView[]>()({
+    http: 'GET',
+    path: '/api/combos',
+    input: none,
+    summary: 'Combos: named routing pools of provider/model targets with a strategy.',
+  }),
+  getCombo: method<ComboView>()({
+    http: 'GET',
+    path: '/api/combos/:id',
+    input: z.object({ id }).strict(),
+    summary: 'One combo (by id or name).',
+  }),
+  createCombo: method<ComboWriteResult>()({
+    http: 'POST',
+    path: '/api/combos',
+    input: comboCreateSchema,
+    summary: 'Add a combo; warnings say when its name is also a model id.',
+  }),
+  replaceCombo: method<ComboWriteResult>()({
+    http: 'PUT',
+    path: '/api/combos/:id',
+    input: z.object({ id, patch: comboUpdateSchema }).strict(),
+    bodyField: 'patch',
+    summary: 'Replace a combo (name and targets required; omitted strategy and options reset).',
+  }),
+  updateCombo: method<ComboWriteResult>()({
+    http: 'PATCH',
+    path: '/api/combos/:id',
+    input: z.object({ id, patch: comboUpdateSchema }).strict(),
+    bodyField: 'patch',
+    summary: 'Change some fields of a combo.',
+  }),
+  deleteCombo: method<{ deleted: boolean; mappingsRemoved: number }>()({
+    http: 'DELETE',
+    path: '/api/combos/:id',
+    input: z.object({ id }).strict(),
+    summary: 'Delete a combo and the model mappings that point at it.',
+  }),
+  testCombo: method<ComboTestResult>()({
+    http: 'POST',
+    path: '/api/combos/:id/test',
+    input: z.object({ id }).strict(),
+    summary: 'Send one small request through the proxy to this combo and report which target served it.',
+  }),
+  listModelMappings: method<ModelMappingView[]>()({
+    http: 'GET',
+    path: '/api/model-mappings',
+    input: none,
+    summary: 'Model-id patterns routed to combos (e.g. claude-sonnet-* to combo "sonnet").',
+  }),
+  createModelMapping: method<ModelMappingView>()({
+    http: 'POST',
+    path: '/api/model-mappings',
+    input: modelMappingSchema,
+    summary: 'Route every model id matching a pattern to a combo.',
+  }),
+  updateModelMapping: method<ModelMappingView>()({
+    http: 'PUT',
+    path: '/api/model-mappings/:id',
+    input: z.object({ id, patch: modelMappingSchema }).strict(),
+    bodyField: 'patch',
+    summary: 'Change a mapping\'s pattern or combo.',
+  }),
+  deleteModelMapping: method<{ deleted: boolean }>()({
+    http: 'DELETE',
+    path: '/api/model-mappings/:id',
+    input: z.object({ id }).strict(),
+    summary: 'Delete a model mapping.',
+  }),
+  getModelCatalog: method<ModelCatalogEntry[]>()({
+    http: 'GET',
+    path: '/api/model-catalog',
+    input: none,
+    summary: 'Context windows and prices the combo strategies use (built-in, plus the settings that override them).',
+  }),
 } as const;
 
 export type Contract = typeof contract;
@@ -406,6 +573,7 @@ export const events = {
   logs: event<RequestLogEntry[]>(),
   settings: event<SettingsView>(),
   health: event<HealthView>(),
+  combos: event<CombosSnapshot>(),
 } as const;
 
 export type EventName = keyof typeof events;

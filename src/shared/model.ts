@@ -342,7 +342,10 @@ export type SkipReason =
   | 'model_lockout'
   | 'model_not_served'
   | 'admission_rejected'
-  | 'attempt_budget';
+  | 'attempt_budget'
+  | 'protocol_mismatch'
+  | 'context_too_small'
+  | 'no_connection';
 
 export interface SkipEntry {
   connectionId: string;
@@ -352,6 +355,10 @@ export interface SkipEntry {
   /** When the reason lifts by itself (cooldown end, half-open time, lockout expiry). */
   until: number | null;
   detail: string | null;
+  /** The upstream model of the skipped target (combos route to several models). */
+  model?: string;
+  /** The combo target (index in the combo's list) this skip belongs to. */
+  target?: number;
 }
 
 export interface AttemptEntry {
@@ -394,6 +401,8 @@ export interface RequestLogEntry {
   outputTokens: number | null;
   attempts: AttemptEntry[];
   skipped: SkipEntry[];
+  /** The combo that routed the request, the strategy's order and each target's outcome. */
+  combo?: ComboTrace | null;
 }
 
 export interface LogsPage {
@@ -405,4 +414,134 @@ export interface LogsPage {
 export interface ModelsView {
   models: { id: string; provider: string; connectionIds: string[] }[];
   passthroughConnections: { id: string; provider: string; protocol: WireProtocol }[];
+  /** Combos, which clients ask for by name like a model. */
+  combos?: { name: string; strategy: string; targets: number }[];
+}
+
+// ---- combos ----------------------------------------------------------------------------------
+
+/** Orderings a combo can use (R-OTH-01), each a ranking of its targets. */
+export const COMBO_STRATEGIES = [
+  'priority',
+  'weighted',
+  'round-robin',
+  'fill-first',
+  'p2c',
+  'random',
+  'strict-random',
+  'least-used',
+  'lkgp',
+  'cost-optimized',
+  'headroom',
+  'quota-weighted',
+  'reset-aware',
+  'reset-window',
+  'context-optimized',
+  'cache-optimized',
+  'auto',
+] as const;
+export type ComboStrategy = (typeof COMBO_STRATEGIES)[number];
+
+/** R-OTH-01 names that are execution shapes (several calls per request), not orderings: not available yet. */
+export const COMBO_EXECUTION_SHAPES = ['context-relay', 'fusion', 'pipeline'] as const;
+
+/** One entry of a combo: a provider's model, or a model on one pinned connection. */
+export interface ComboTarget {
+  provider: string;
+  /** Upstream model id. */
+  model: string;
+  /** Pinned connection; null = any enabled connection of the provider that serves the model. */
+  connectionId: string | null;
+  /** Relative share for weighted strategies (1-1000). */
+  weight: number;
+}
+
+export interface ComboOptions {
+  /** Only a literal false opts this combo out of the cooldown-aware waits (R-SQ-19/20). */
+  comboCooldownWaitEnabled?: boolean;
+  /** Time allowed for each target's response headers; wins over the connection's timeout (R-SQ-21). */
+  targetTimeoutMs?: number;
+  /** Upstream attempts per walk over the targets (default: the proxy's "Attempts per request"). */
+  maxAttempts?: number;
+  /** reset-window: how soon a quota reset must come to put that target first. */
+  resetWindowMs?: number;
+}
+
+export interface ComboView {
+  id: string;
+  name: string;
+  strategy: ComboStrategy;
+  targets: ComboTarget[];
+  options: ComboOptions;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ComboWriteResult {
+  combo: ComboView;
+  /** Things worth knowing that did not stop the write (e.g. the name is also a model id). */
+  warnings: string[];
+}
+
+/** A model-id pattern (glob: * and ?) whose requests go to a combo. */
+export interface ModelMappingView {
+  id: string;
+  pattern: string;
+  comboId: string;
+  comboName: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CombosSnapshot {
+  combos: ComboView[];
+  mappings: ModelMappingView[];
+}
+
+export interface ComboTestResult {
+  ok: boolean;
+  status: number;
+  /** Which target answered (from the response headers). */
+  connectionId: string | null;
+  connectionName: string | null;
+  servedModel: string | null;
+  latencyMs: number;
+  requestId: string | null;
+  message: string;
+}
+
+export interface ModelCatalogEntry {
+  /** Model id or id prefix ("claude-sonnet-4-5" covers "claude-sonnet-4-5-20250929"). */
+  model: string;
+  contextWindow: number | null;
+  /** USD per million tokens. */
+  price: { input: number; output: number } | null;
+  source: 'built-in' | 'setting';
+}
+
+export interface ComboTraceRow {
+  /** Index of the combo target this row expands. */
+  target: number;
+  provider: string;
+  model: string;
+  connectionId: string | null;
+  connectionName: string | null;
+  outcome: 'served' | 'failed' | 'skipped' | 'not_tried';
+  /** Failure class or skip reason. */
+  reason: string | null;
+  status: number | null;
+}
+
+export interface ComboTrace {
+  id: string;
+  name: string;
+  strategy: ComboStrategy;
+  /** How the requested model found the combo. */
+  via: 'name' | 'prefix' | 'mapping';
+  /** The mapping pattern, when via = mapping. */
+  pattern: string | null;
+  /** The strategy's order (one row per target and connection), then the targets it could not use. */
+  order: ComboTraceRow[];
+  /** Cooldown-aware waits taken (R-SQ-16/23). */
+  waits: { ms: number; reason: string }[];
 }

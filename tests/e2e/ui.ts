@@ -7,6 +7,7 @@ import type { Headless } from './headless';
 export type PageName =
   | 'Connect your agent'
   | 'Connections'
+  | 'Combos'
   | 'Cooldown manager'
   | 'Provider breakers'
   | 'Resilience settings'

@@ -20,6 +20,10 @@ import { createManagementService } from './management/service';
 import { ProxyServer } from './proxy/server';
 import type { Resilience } from './resilience/port';
 import { createResilience } from './resilience/resilienceService';
+import { ComboRegistry } from './routing/combos/comboRegistry';
+import { ComboRouter } from './routing/combos/comboRouter';
+import { ModelCatalog } from './routing/combos/modelCatalog';
+import { QuotaSignals, quotaSignalsInterceptor } from './routing/combos/quotaSignals';
 import { LatencyTracker } from './routing/latencyTracker';
 import { TargetSelector } from './routing/selector';
 import { SecretBox, type KeyProvider } from './secrets/secretBox';
@@ -27,6 +31,7 @@ import type { Env } from './settings/resolve';
 import { SettingsService } from './settings/settingsService';
 import { BreakersRepo } from './store/breakersRepo';
 import { ClientKeysRepo } from './store/clientKeysRepo';
+import { CombosRepo } from './store/combosRepo';
 import { ConnectionsRepo } from './store/connectionsRepo';
 import { openStore, type Db } from './store/db';
 import { KeyValueRepo } from './store/keyValueRepo';
@@ -115,8 +120,34 @@ export async function createEngine(o: EngineOptions) {
 
   const upstream = new UpstreamClient();
   const latency = new LatencyTracker();
+  const quota = new QuotaSignals();
   registry.onChange((kind, ids) => {
-    if (kind === 'config') for (const id of ids) if (!registry.get(id)) latency.forget(id);
+    if (kind !== 'config') return;
+    for (const id of ids) {
+      if (registry.get(id)) continue;
+      latency.forget(id);
+      quota.forget(id);
+    }
+  });
+  const catalog = new ModelCatalog();
+  const applyCatalog = () =>
+    catalog.setOverrides({ contextWindows: settings.values['combos.contextWindows'], modelPrices: settings.values['combos.modelPrices'] });
+  applyCatalog();
+  const combos = new ComboRegistry(new CombosRepo(db), registry, catalog, clock);
+  const selector = new TargetSelector({ random, latency, load: (id) => admission.load(id), now: () => clock.now() });
+  const comboRouter = new ComboRouter({
+    combos,
+    connections: () => registry.all(),
+    connection: (id) => registry.get(id),
+    selector,
+    routing: () => ({ name: settings.values['routing.strategy'], latencyWeight: settings.values['p2cLatency.weight'] }),
+    autoWeights: () => settings.values['combos.autoWeights'],
+    random,
+    latency,
+    load: (id) => admission.load(id),
+    quota,
+    catalog,
+    clock,
   });
   const dbPath = join(o.dataDir, 'switchyard.db');
   const logWriter = await WorkerLogWriter.start({
@@ -136,8 +167,10 @@ export async function createEngine(o: EngineOptions) {
     resilience,
     admission,
     upstream,
-    selector: new TargetSelector({ random, latency, load: (id) => admission.load(id), now: () => clock.now() }),
+    selector,
     latency,
+    combos: comboRouter,
+    interceptors: [quotaSignalsInterceptor(quota, clock), comboRouter.interceptor()],
     requestLog,
     timeouts: new TimeoutResolver(() => settings.snapshot),
     redactor,
@@ -162,6 +195,8 @@ export async function createEngine(o: EngineOptions) {
     requestLog,
     token,
     tester: new ConnectionTester(registry, upstream, clock, redactor),
+    combos,
+    catalog,
     proxy: () => ({ port: proxy.port, error: proxyError }),
     managementUrl: o.managementUrl ?? (() => null),
     unreadable: () => unreadable.list(),
@@ -201,6 +236,10 @@ export async function createEngine(o: EngineOptions) {
   });
   admission.onChange(() => topics.admission.touch());
   unreadable.onChange(() => topics.health.touch());
+  combos.onChange(() => bus.emit('combos', combos.snapshot()));
+  settings.onChange((changed) => {
+    if (changed.some((k) => k === 'combos.contextWindows' || k === 'combos.modelPrices')) applyCatalog();
+  });
   settings.onChange((changed) => {
     bus.emit('settings', settings.view());
     topics.resilience.touch();
@@ -242,6 +281,7 @@ export async function createEngine(o: EngineOptions) {
     resilience,
     admission,
     requestLog,
+    combos,
     handlers: management as import('../../shared/contract').Handlers,
     health: management.health,
     appInfo: management.appInfo,
@@ -268,6 +308,7 @@ export async function createEngine(o: EngineOptions) {
         { name: 'admission', payload: admission.views() },
         { name: 'settings', payload: settings.view() },
         { name: 'health', payload: management.health() },
+        { name: 'combos', payload: combos.snapshot() },
       ];
     },
     async start(): Promise<{ proxyPort: number | null; error: string | null }> {

@@ -10,6 +10,7 @@ import { icons } from './icons';
 const NAV: { id: PageId; label: string; section?: string }[] = [
   { id: 'agent', label: 'Connect your agent', section: 'Setup' },
   { id: 'connections', label: 'Connections' },
+  { id: 'combos', label: 'Combos' },
   { id: 'cooldowns', label: 'Cooldown manager', section: 'Resilience' },
   { id: 'breakers', label: 'Provider breakers' },
   { id: 'settings', label: 'Resilience settings' },

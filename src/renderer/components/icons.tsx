@@ -22,6 +22,11 @@ export const icons = {
       <path d="M5.6 4.8l4.8 2.4M5.6 11.2l4.8-2.4" />
     </Icon>
   ),
+  combos: (
+    <Icon>
+      <path d="M2.5 4h4l3 8h4M2.5 12h4l1.2-3.2M9.8 7.2L11 4h2.5" />
+    </Icon>
+  ),
   cooldowns: (
     <Icon>
       <circle cx="8" cy="8.5" r="5.5" />

@@ -9,6 +9,8 @@ export interface AgentSetupInput {
   /** A model the proxy can route, used where a tool needs one. */
   openaiModel: string;
   anthropicModel: string;
+  /** A model (typically a combo) Claude Code should ask for; unset keeps Claude Code's own choice. */
+  claudeModel?: string;
 }
 
 export interface Snippet {
@@ -40,12 +42,16 @@ export function agentGuides(i: AgentSetupInput): AgentGuide[] {
         {
           title: 'For this shell',
           where: 'shell',
-          code: `export ANTHROPIC_BASE_URL="${base}"\nexport ANTHROPIC_AUTH_TOKEN="${i.key}"\nclaude`,
+          code: `export ANTHROPIC_BASE_URL="${base}"\nexport ANTHROPIC_AUTH_TOKEN="${i.key}"\n${i.claudeModel ? `export ANTHROPIC_MODEL="${i.claudeModel}"\n` : ''}claude`,
         },
         {
           title: 'For every session',
           where: '~/.claude/settings.json',
-          code: JSON.stringify({ env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: i.key } }, null, 2),
+          code: JSON.stringify(
+            { env: { ANTHROPIC_BASE_URL: base, ANTHROPIC_AUTH_TOKEN: i.key, ...(i.claudeModel ? { ANTHROPIC_MODEL: i.claudeModel } : {}) } },
+            null,
+            2,
+          ),
         },
       ],
     },

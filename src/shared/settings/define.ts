@@ -13,7 +13,8 @@ export type SettingGroup =
   | 'requestQueue'
   | 'concurrency'
   | 'routing'
-  | 'claude';
+  | 'claude'
+  | 'combos';
 
 export type SettingUnit = 'ms' | 's' | 'count' | 'bytes' | 'port' | 'points' | 'days';
 

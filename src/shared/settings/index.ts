@@ -3,6 +3,7 @@
 // values lives in the engine (engine/settings/resolve.ts).
 import { admissionSettings } from './admission';
 import { claudeSettings } from './claude';
+import { comboSettings } from './combos';
 import type { SettingDef, SettingGroup, ValueOfDef } from './define';
 import { proxySettings } from './proxy';
 import { resilienceSettings } from './resilience';
@@ -10,12 +11,14 @@ import { resilienceSettings } from './resilience';
 export * from './define';
 export { providerQuotaOverrideSchema, type ProviderQuotaOverride } from './resilience';
 export { CLAUDE_CODE_CLIENT_ID } from './claude';
+export type { AutoWeights } from './combos';
 
 export const settingDefs = {
   ...proxySettings,
   ...resilienceSettings,
   ...admissionSettings,
   ...claudeSettings,
+  ...comboSettings,
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingKey = keyof typeof settingDefs;
@@ -183,6 +186,7 @@ export const SETTING_GROUPS: { id: SettingGroup; label: string }[] = [
   { id: 'modelLockout', label: 'Model lockout' },
   { id: 'requestQueue', label: 'Request queue' },
   { id: 'concurrency', label: 'Concurrency' },
+  { id: 'combos', label: 'Combos' },
   { id: 'logs', label: 'Request log' },
   { id: 'claude', label: 'Claude subscription accounts' },
 ];

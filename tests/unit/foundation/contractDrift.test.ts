@@ -50,6 +50,13 @@ const REQUIRED_ROUTES: [string, string][] = [
   ['POST', '/api/providers/:id/test'],
   ['GET', '/api/rate-limits'],
   ['POST', '/api/rate-limits'],
+  // Combos (issue 10).
+  ['GET', '/api/combos'],
+  ['POST', '/api/combos'],
+  ['GET', '/api/combos/:id'],
+  ['PUT', '/api/combos/:id'],
+  ['PATCH', '/api/combos/:id'],
+  ['DELETE', '/api/combos/:id'],
   // Used by the dashboard and scripts (foundation).
   ['GET', '/api/app'],
   ['GET', '/api/keys'],

@@ -38,6 +38,8 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   getSettings: async () => settingsView(),
   listLogs: async () => ({ entries: [], nextBefore: null }),
   listClientKeys: async () => [],
+  listCombos: async () => [],
+  listModelMappings: async () => [],
 };
 
 export type FakeBridge = Bridge & {

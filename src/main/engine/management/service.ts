@@ -14,7 +14,10 @@ import { ApiError, notFound } from '../errors';
 import type { RequestLog } from '../logs/requestLog';
 import { modelsView } from '../proxy/models';
 import type { Resilience } from '../resilience/port';
+import type { ComboRegistry } from '../routing/combos/comboRegistry';
+import type { ModelCatalog } from '../routing/combos/modelCatalog';
 import type { SettingsService } from '../settings/settingsService';
+import { testCombo } from './comboTester';
 import type { ConnectionTester } from './connectionTester';
 
 export interface ManagementDeps {
@@ -31,6 +34,8 @@ export interface ManagementDeps {
   requestLog: RequestLog;
   token: ManagementToken;
   tester: ConnectionTester;
+  combos: ComboRegistry;
+  catalog: ModelCatalog;
   proxy: () => { port: number | null; error: string | null };
   managementUrl: () => string | null;
   /** Stored rows skipped because they cannot be read. */
@@ -154,7 +159,23 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
       if (!e) throw notFound('request', id);
       return e;
     },
-    listModels: async () => modelsView(d.registry.all()),
+    listModels: async () => modelsView(d.registry.all(), d.combos.list()),
+
+    listCombos: async () => d.combos.list().map((c) => d.combos.view(c)),
+    getCombo: async ({ id }) => d.combos.view(d.combos.require(id)),
+    createCombo: async (input) => d.combos.create(input),
+    replaceCombo: async ({ id, patch }) => d.combos.update(id, patch, true),
+    updateCombo: async ({ id, patch }) => d.combos.update(id, patch, false),
+    deleteCombo: async ({ id }) => ({ deleted: true, mappingsRemoved: d.combos.delete(id) }),
+    testCombo: async ({ id }) => testCombo(d, d.combos.require(id)),
+    listModelMappings: async () => d.combos.mappingViews(),
+    createModelMapping: async (input) => d.combos.createMapping(input),
+    updateModelMapping: async ({ id, patch }) => d.combos.updateMapping(id, patch),
+    deleteModelMapping: async ({ id }) => {
+      if (!d.combos.deleteMapping(id)) throw notFound('model mapping', id);
+      return { deleted: true };
+    },
+    getModelCatalog: async () => d.catalog.entries(),
   };
 
   return Object.assign(handlers, { health, appInfo });

@@ -112,7 +112,7 @@ export function upstreamDispatch(deps: UpstreamCallDeps): Dispatch {
         body,
         signal,
         connectTimeoutMs: timeouts.connectMs,
-        headersTimeoutMs: timeouts.headersMs,
+        headersTimeoutMs: target.headersTimeoutMs ?? timeouts.headersMs,
         idleTimeoutMs: timeouts.idleMs,
       });
     } catch (err) {

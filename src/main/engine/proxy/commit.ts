@@ -7,6 +7,7 @@ import { UsageTap } from '../upstream/usage';
 import type { Target } from '../routing/target';
 import type { ReadyResponse } from './attempt';
 import type { InboundCall } from './inbound';
+import { servedHeaders } from './requestRecord';
 
 export type CommitResult =
   | { completed: true; inputTokens: number | null; outputTokens: number | null }
@@ -16,7 +17,7 @@ export async function commitResponse(call: InboundCall, target: Target, ready: R
   const res = call.res;
   const out: Record<string, string> = {};
   for (const k in ready.headers) if (!HOP_BY_HOP.has(k)) out[k] = ready.headers[k]!;
-  out['x-switchyard-selected-connection-id'] = target.conn.id;
+  Object.assign(out, servedHeaders(target));
   out['x-switchyard-request-id'] = call.requestId;
   res.writeHead(ready.status, out);
   const tap = new UsageTap();

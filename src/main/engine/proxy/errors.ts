@@ -17,6 +17,7 @@ export type ProxyErrorCode =
   | 'method_not_allowed'
   | 'all_targets_cooling_down'
   | 'no_executable_targets'
+  | 'ALL_TARGETS_SKIPPED'
   | 'upstream_unreachable'
   | 'upstream_timeout'
   | 'upstream_error'
@@ -32,7 +33,7 @@ export class ProxyError extends Error {
     readonly status: number,
     readonly code: ProxyErrorCode,
     message: string,
-    readonly extra: { retryAfterMs?: number | null; diagnostics?: unknown; param?: string } = {},
+    readonly extra: { retryAfterMs?: number | null; diagnostics?: unknown; param?: string; resetAt?: number | null } = {},
   ) {
     super(message);
     this.name = 'ProxyError';
@@ -66,6 +67,7 @@ export function errorBody(protocol: InboundProtocol, err: ProxyError, requestId:
   const common = {
     code: err.code,
     ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
+    ...(err.extra.resetAt != null ? { reset_at: new Date(err.extra.resetAt).toISOString() } : {}),
     ...(err.extra.diagnostics !== undefined ? { diagnostics: err.extra.diagnostics } : {}),
   };
   if (protocol === 'anthropic-messages' || protocol === 'anthropic-count-tokens') {

@@ -1,10 +1,14 @@
 // GET /v1/models: the models the proxy can route, in OpenAI's list shape, or Anthropic's when the
-// client sends anthropic-version (Claude Code does).
+// client sends anthropic-version (Claude Code does). Combos are listed by name, like models:
+// that is how a client asks for them.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelsView } from '../../../shared/model';
+import type { ComboRecord } from '../store/combosRepo';
 import type { ConnectionRecord } from '../store/connectionsRepo';
 
-export function modelsView(connections: readonly ConnectionRecord[]): ModelsView {
+export const COMBO_OWNER = 'switchyard-combo';
+
+export function modelsView(connections: readonly ConnectionRecord[], combos: readonly ComboRecord[] = []): ModelsView {
   const byId = new Map<string, { id: string; provider: string; connectionIds: string[] }>();
   const add = (id: string, provider: string, connId: string) => {
     const cur = byId.get(id);
@@ -24,14 +28,26 @@ export function modelsView(connections: readonly ConnectionRecord[]): ModelsView
     passthroughConnections: connections
       .filter((c) => c.enabled && c.passthroughModels)
       .map((c) => ({ id: c.id, provider: c.provider, protocol: c.protocol })),
+    combos: combos.map((c) => ({ name: c.name, strategy: c.strategy, targets: c.targets.length })),
   };
 }
 
-export function modelsResponse(connections: readonly ConnectionRecord[], headers: IncomingHttpHeaders, createdAt: number) {
-  const view = modelsView(connections);
+export function modelsResponse(
+  connections: readonly ConnectionRecord[],
+  headers: IncomingHttpHeaders,
+  createdAt: number,
+  combos: readonly ComboRecord[] = [],
+) {
+  const view = modelsView(connections, combos);
   const created = Math.floor(createdAt / 1000);
+  // A combo named like a model it routes shadows that model: list the name once, as the combo.
+  const comboNames = new Set(combos.map((c) => c.name));
+  const listed = [
+    ...combos.map((c) => ({ id: c.name, provider: COMBO_OWNER })),
+    ...view.models.filter((m) => !comboNames.has(m.id)),
+  ];
   if (headers['anthropic-version']) {
-    const data = view.models.map((m) => ({
+    const data = listed.map((m) => ({
       type: 'model',
       id: m.id,
       display_name: m.id,
@@ -41,6 +57,6 @@ export function modelsResponse(connections: readonly ConnectionRecord[], headers
   }
   return {
     object: 'list',
-    data: view.models.map((m) => ({ id: m.id, object: 'model', created, owned_by: m.provider })),
+    data: listed.map((m) => ({ id: m.id, object: 'model', created, owned_by: m.provider })),
   };
 }

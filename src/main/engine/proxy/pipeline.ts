@@ -1,19 +1,24 @@
 // The request pipeline, an orchestrator: plan the route (which targets, in which order), then walk
 // the targets — skip what the resilience layer excludes, take an admission slot, run one attempt
 // through the dispatch chain, and either commit the response to the client or report the failure
-// and move on. Each concern lives in its own module: routing/plan.ts (targets and order),
-// attempt.ts (the upstream call and its interceptors), commit.ts (streaming to the client),
-// requestRecord.ts (the log row and the single final answer), unserved.ts (the answer when nothing
-// served). Failover only ever happens before the first byte reaches the client.
+// and move on. When a walk over a combo serves nothing, the combo wait policy may have the request
+// wait out a short cooldown and walk again. Each concern lives in its own module: routing/plan.ts
+// (combo or model resolution, and order), routing/combos/ (strategies, the context-length rule,
+// the wait policy), attempt.ts (the upstream call and its interceptors), commit.ts (streaming to
+// the client), requestRecord.ts (the log row and the single final answer), unserved.ts (the
+// answer when nothing served). Failover only ever happens before the first byte reaches the client.
 import type { AdmissionPort, AdmissionLease } from '../admission/port';
 import { AdmissionError, NEVER_ABORTED } from '../admission/port';
-import type { Clock } from '../clock';
+import { sleep, type Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
 import type { Logger, SecretRedactor } from '../logger';
 import type { RequestLog } from '../logs/requestLog';
 import type { ResiliencePort } from '../resilience/port';
+import type { ComboRouter } from '../routing/combos/comboRouter';
+import { ModelCatalog } from '../routing/combos/modelCatalog';
+import { decideWait } from '../routing/combos/waitPolicy';
 import type { LatencyTracker } from '../routing/latencyTracker';
-import { planRoute } from '../routing/plan';
+import { planRoute, type RoutePlan } from '../routing/plan';
 import type { TargetSelector } from '../routing/selector';
 import type { Target } from '../routing/target';
 import type { SettingsService } from '../settings/settingsService';
@@ -32,7 +37,7 @@ import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
 import { RequestRecord } from './requestRecord';
 import { endWithStreamError } from './streamErrors';
-import { answerUnserved, newWalk, type Walk } from './unserved';
+import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 
 export type { InboundCall } from './inbound';
 
@@ -53,6 +58,8 @@ export interface PipelineDeps {
   log: Logger;
   /** Wrapped around every upstream attempt, the first one outermost (attempt.ts). */
   interceptors?: readonly AttemptInterceptor[];
+  /** Combos: resolution, strategies and the model catalog (absent: no combos). */
+  combos?: ComboRouter;
 }
 
 /** One request's abort signal: the client went away, or the running attempt's execution budget ended. */
@@ -96,6 +103,8 @@ const dispatchFor = (deps: PipelineDeps): Dispatch => {
   return d;
 };
 
+const plainCatalog = new ModelCatalog();
+
 export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promise<void> {
   const model = call.json.model;
   if (typeof model !== 'string' || model.trim() === '') {
@@ -108,32 +117,34 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
       connections: () => deps.registry.all(),
       selector: deps.selector,
       strategy: () => ({ name: values['routing.strategy'], latencyWeight: values['p2cLatency.weight'] }),
+      combos: deps.combos,
     },
     call.wire,
     model,
+    { json: call.json, bodyBytes: call.body.length },
   );
   // An OPEN breaker's probe goes to the connection most likely healthy (reorders in place).
   deps.resilience.orderForProbe(plan.order, deps.clock.now());
-  for (const c of plan.disabled) record.skipped.push({ connectionId: c.id, connectionName: c.name, provider: c.provider, reason: 'disabled', until: null, detail: null });
-  if (plan.order.length === 0) {
-    return record.fail(new ProxyError(404, 'model_not_found', `model "${model}" is not available: ${plan.hint}`, { param: 'model' }));
-  }
+  record.planned(plan);
+  if (plan.order.length === 0) return answerNoRoute(deps, record, plan);
 
   const request = new RequestSignal(call.res);
-  const walk = newWalk();
-  const maxAttempts = values['proxy.maxAttempts'];
+  const walk = newWalk(deps.combos?.catalog ?? plainCatalog);
   try {
-    for (const target of plan.order) {
-      if (request.signal.aborted) break;
-      if (record.attempts.length >= maxAttempts) {
-        record.skip(target, { reason: 'attempt_budget', until: null, detail: `${maxAttempts} attempts used` });
-        continue;
-      }
-      const lease = await admit(deps, target, request, record, walk);
-      if (lease === null) continue;
-      const step = await runAttempt(deps, call, target, lease, request, record, walk);
+    for (;;) {
+      const step = await walkTargets(deps, call, plan, request, record, walk);
       if (step === 'done') return;
-      if (step === 'stop') break;
+      if (step === 'stop' || request.signal.aborted) break;
+      const waitMs = cooldownWait(deps, call, plan, walk);
+      if (waitMs === null) break;
+      record.waited(waitMs, 'every target held back by a short cooldown');
+      deps.log.info('combo.waiting', { combo: plan.combo?.name, ms: waitMs, requestId: call.requestId });
+      try {
+        await sleep(deps.clock, waitMs, request.signal);
+      } catch {
+        break; // the client left
+      }
+      nextRound(walk);
     }
   } finally {
     request.dispose();
@@ -142,7 +153,61 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
   if (request.clientGone) return record.aborted();
   // The last tried target had nowhere to fail over to.
   if (walk.last && record.lastAttempt) record.lastAttempt.failedOver = false;
-  answerUnserved(deps, record, plan.order, walk);
+  answerUnserved(deps, record, plan, walk);
+}
+
+/** One walk over the plan's targets. 'done' = answered; 'stop' = nothing else may help; 'next' = none served. */
+async function walkTargets(
+  deps: PipelineDeps,
+  call: InboundCall,
+  plan: RoutePlan,
+  request: RequestSignal,
+  record: RequestRecord,
+  walk: Walk,
+): Promise<'done' | 'next' | 'stop'> {
+  const maxAttempts = plan.combo?.options.maxAttempts ?? deps.settings.values['proxy.maxAttempts'];
+  for (const target of plan.order) {
+    if (request.signal.aborted) return 'stop';
+    if (walk.roundAttempts >= maxAttempts) {
+      record.skip(target, { reason: 'attempt_budget', until: null, detail: `${maxAttempts} attempts used` });
+      continue;
+    }
+    const barred = walk.context.bar(target);
+    if (barred) {
+      record.skip(target, { reason: 'context_too_small', until: null, detail: barred });
+      walk.spent.add(target);
+      continue;
+    }
+    const lease = await admit(deps, target, request, record, walk);
+    if (lease === null) continue;
+    walk.roundAttempts++;
+    const step = await runAttempt(deps, call, target, lease, request, record, walk);
+    if (step !== 'next') return step;
+  }
+  return 'next';
+}
+
+/** How long to wait before walking a combo's targets again (R-SQ-16/23), or null to answer now. */
+function cooldownWait(deps: PipelineDeps, call: InboundCall, plan: RoutePlan, walk: Walk): number | null {
+  if (!plan.combo || walk.countTokensUnsupported) return null;
+  const v = deps.settings.values;
+  const now = deps.clock.now();
+  const d = decideWait({
+    settings: {
+      enabled: v['comboCooldownWait.enabled'],
+      maxWaitMs: v['comboCooldownWait.maxWaitMs'],
+      maxAttempts: v['comboCooldownWait.maxAttempts'],
+      budgetMs: v['comboCooldownWait.budgetMs'],
+    },
+    optedOut: plan.combo.options.comboCooldownWaitEnabled === false,
+    waitsTaken: walk.waits,
+    elapsedMs: deps.clock.monotonic() - call.startMono,
+    now,
+    retryable: walk.last ? walk.last.verdict.failover : walk.lastAdmission === null,
+    targets: plan.order.map((t) => ({ ex: deps.resilience.exclusion(t, now), spent: walk.spent.has(t) })),
+  });
+  walk.waitRefused = d.wait ? null : d.why;
+  return d.wait ? d.ms : null;
 }
 
 /**
@@ -259,7 +324,9 @@ async function runAttempt(
         entry.errorMessage = failure.message.slice(0, 500);
         entry.ttfbMs = outcome.ttfbMs;
         walk.last = { failure, verdict, response: outcome.response };
-        if (!verdict.failover) return 'stop';
+        walk.spent.add(target);
+        // A prompt too long for this model may still fit a larger window (the context-length rule).
+        if (!verdict.failover && !walk.context.note(target, failure)) return 'stop';
         entry.failedOver = true;
         return 'next';
       }

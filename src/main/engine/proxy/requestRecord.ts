@@ -2,10 +2,11 @@
 // through, and exactly one final answer — a committed stream, an error in the inbound protocol's
 // shape, an upstream error relayed in its own words, a local token estimate, or nothing for a
 // client that left — written with exactly one request-log row.
-import type { AttemptEntry, RequestLogEntry, SkipEntry } from '../../../shared/model';
+import type { AttemptEntry, ComboTrace, ComboTraceRow, RequestLogEntry, SkipEntry } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { RequestLog } from '../logs/requestLog';
 import type { Exclusion, UpstreamFailure } from '../resilience/port';
+import type { RoutePlan } from '../routing/plan';
 import type { Target } from '../routing/target';
 import type { RelayableResponse } from './attempt';
 import type { CommitResult } from './commit';
@@ -24,10 +25,26 @@ export const loggedPath = (url: string | undefined): string => {
   return q >= 0 ? u.slice(0, q) : u;
 };
 
+/** Headers that say what served (or would have served) a request. */
+export function servedHeaders(target: Target): Record<string, string> {
+  const h: Record<string, string> = {
+    'x-switchyard-selected-connection-id': target.conn.id,
+    'x-switchyard-served-model': target.model,
+  };
+  if (target.combo) h['x-switchyard-combo'] = target.combo.name;
+  return h;
+}
+
+const rowKey = (index: number, connectionId: string | null) => `${index}|${connectionId ?? ''}`;
+
 export class RequestRecord {
   readonly attempts: AttemptEntry[] = [];
   readonly skipped: SkipEntry[] = [];
   private finished = false;
+  /** The combo's order and each target's outcome, when a combo routed the request. */
+  private trace: ComboTrace | null = null;
+  private readonly rows = new Map<string, ComboTraceRow>();
+  private readonly rowAttempts = new Map<ComboTraceRow, AttemptEntry>();
 
   constructor(
     private readonly deps: RecordDeps,
@@ -36,15 +53,83 @@ export class RequestRecord {
     readonly stream: boolean,
   ) {}
 
+  /** What the plan left out (disabled connections, unusable combo targets), and the combo's order. */
+  planned(plan: RoutePlan): void {
+    for (const c of plan.disabled) {
+      this.skipped.push({ connectionId: c.id, connectionName: c.name, provider: c.provider, reason: 'disabled', until: null, detail: null });
+    }
+    const combo = plan.combo;
+    if (!combo) return;
+    const order: ComboTraceRow[] = plan.order.map((t) => ({
+      target: t.combo?.index ?? 0,
+      provider: t.conn.provider,
+      model: t.model,
+      connectionId: t.conn.id,
+      connectionName: t.conn.name,
+      outcome: 'not_tried',
+      reason: null,
+      status: null,
+    }));
+    for (const u of combo.unusable) {
+      order.push({
+        target: u.index,
+        provider: u.provider,
+        model: u.model,
+        connectionId: u.conn?.id ?? null,
+        connectionName: u.conn?.name ?? null,
+        outcome: 'skipped',
+        reason: u.reason,
+        status: null,
+      });
+      this.skipped.push({
+        connectionId: u.conn?.id ?? '',
+        connectionName: u.conn?.name ?? `(no ${u.provider} connection)`,
+        provider: u.provider,
+        reason: u.reason,
+        until: null,
+        detail: u.detail,
+        model: u.model,
+        target: u.index,
+      });
+    }
+    for (const r of order) if (!this.rows.has(rowKey(r.target, r.connectionId))) this.rows.set(rowKey(r.target, r.connectionId), r);
+    this.trace = { id: combo.id, name: combo.name, strategy: combo.strategy, via: combo.via, pattern: combo.pattern, order, waits: [] };
+  }
+
+  get comboName(): string | null {
+    return this.trace?.name ?? null;
+  }
+
+  /** A cooldown-aware wait the request took before walking the targets again. */
+  waited(ms: number, reason: string): void {
+    this.trace?.waits.push({ ms: Math.round(ms), reason });
+  }
+
+  private row(target: Target): ComboTraceRow | undefined {
+    return target.combo ? this.rows.get(rowKey(target.combo.index, target.conn.id)) : undefined;
+  }
+
   skip(target: Target, ex: Exclusion): void {
-    this.skipped.push({
+    const entry: SkipEntry = {
       connectionId: target.conn.id,
       connectionName: target.conn.name,
       provider: target.conn.provider,
       reason: ex.reason,
       until: ex.until,
       detail: ex.detail,
-    });
+    };
+    if (target.combo) {
+      entry.model = target.model;
+      entry.target = target.combo.index;
+    }
+    this.skipped.push(entry);
+    const r = this.row(target);
+    if (r && r.outcome !== 'served') {
+      r.outcome = 'skipped';
+      r.reason = ex.reason;
+      r.status = null;
+      this.rowAttempts.delete(r);
+    }
   }
 
   startAttempt(target: Target, queuedMs: number): AttemptEntry {
@@ -66,6 +151,9 @@ export class RequestRecord {
       queuedMs: Math.round(queuedMs),
     };
     this.attempts.push(entry);
+    this.lastTarget = target;
+    const r = this.row(target);
+    if (r && r.outcome !== 'served') this.rowAttempts.set(r, entry);
     return entry;
   }
 
@@ -78,6 +166,11 @@ export class RequestRecord {
     const e = this.entry();
     e.status = this.call.res.statusCode;
     served(e, target);
+    const row = this.row(target);
+    if (row) {
+      this.rowAttempts.delete(row);
+      Object.assign(row, { outcome: 'served', reason: null, status: e.status });
+    }
     e.ttfbMs = Math.round(firstByteAt - this.call.startMono);
     e.inputTokens = r.inputTokens;
     e.outputTokens = r.outputTokens;
@@ -100,7 +193,7 @@ export class RequestRecord {
   /** An error the proxy makes itself, in the inbound protocol's shape. */
   fail(err: ProxyError, target: Target | null = null): void {
     if (this.finished) return;
-    sendProxyError(this.call.res, this.call.protocol, err, this.call.requestId);
+    sendProxyError(this.call.res, this.call.protocol, err, this.call.requestId, this.failureHeaders(target));
     const e = this.entry();
     e.status = err.status;
     e.errorCode = err.code;
@@ -142,8 +235,8 @@ export class RequestRecord {
         'content-length': Buffer.byteLength(response.body),
         'x-switchyard-request-id': this.call.requestId,
         'x-switchyard-error-code': 'upstream_error',
+        ...this.failureHeaders(this.lastTarget),
       };
-      if (last) headers['x-switchyard-selected-connection-id'] = last.connectionId;
       if (retryAfterMs !== null) headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfterMs / 1000)));
       res.writeHead(response.status, headers);
       res.end(response.body);
@@ -172,6 +265,15 @@ export class RequestRecord {
     );
   }
 
+  /** The target of the last attempt (for the headers of a relayed failure). */
+  lastTarget: Target | null = null;
+
+  /** What a failure answer says about the route: the combo, and the target whose error it is. */
+  private failureHeaders(target: Target | null): Record<string, string> {
+    if (target) return servedHeaders(target);
+    return this.trace ? { 'x-switchyard-combo': this.trace.name } : {};
+  }
+
   private entry(): RequestLogEntry {
     const c = this.call;
     return {
@@ -195,12 +297,18 @@ export class RequestRecord {
       outputTokens: null,
       attempts: this.attempts,
       skipped: this.skipped,
+      combo: this.trace,
     };
   }
 
   private append(e: RequestLogEntry): void {
     if (this.finished) return;
     this.finished = true;
+    for (const [row, a] of this.rowAttempts) {
+      row.outcome = 'failed';
+      row.reason = a.errorClass ?? a.errorCode;
+      row.status = a.status;
+    }
     this.deps.requestLog.append(e);
   }
 }

@@ -142,7 +142,7 @@ export class ProxyServer {
       }
       if (path === '/v1/models' || path === '/models') {
         if (req.method !== 'GET') throw new ProxyError(405, 'method_not_allowed', 'use GET for /v1/models');
-        const body = JSON.stringify(modelsResponse(d.registry.all(), req.headers, d.startedAt));
+        const body = JSON.stringify(modelsResponse(d.registry.all(), req.headers, d.startedAt, d.combos?.combos() ?? []));
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
         res.end(body);
         return;

@@ -6,6 +6,10 @@ import type { AdmissionError } from '../admission/port';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { AttemptVerdict, Exclusion, ResiliencePort, UpstreamFailure } from '../resilience/port';
+import { ContextFallback } from '../routing/combos/contextLength';
+import type { ModelCatalog } from '../routing/combos/modelCatalog';
+import { excludedAnswer, type WaitRefusal } from '../routing/combos/waitPolicy';
+import type { ComboPlan, RoutePlan } from '../routing/plan';
 import type { Target } from '../routing/target';
 import type { RelayableResponse } from './attempt';
 import { ProxyError } from './errors';
@@ -15,12 +19,41 @@ import type { RequestRecord } from './requestRecord';
 export interface Walk {
   last: { failure: UpstreamFailure; verdict: AttemptVerdict; response: RelayableResponse | null } | null;
   lastAdmission: AdmissionError | null;
+  /** Targets excluded by the resilience layer in the latest round. */
   exclusions: { target: Target; ex: Exclusion }[];
   /** The endpoint is missing on the gateway (count_tokens): answer with an estimate. */
   countTokensUnsupported: boolean;
+  /** Targets that failed (or were barred) in the latest round: another try now would not help. */
+  spent: Set<Target>;
+  /** Upstream attempts in the latest round (the attempt budget is per round). */
+  roundAttempts: number;
+  /** Cooldown-aware waits taken. */
+  waits: number;
+  /** Why the last wait was refused, for the diagnostics. */
+  waitRefused: WaitRefusal | null;
+  /** The context-length rule: after "prompt is too long", only larger windows. */
+  context: ContextFallback;
 }
 
-export const newWalk = (): Walk => ({ last: null, lastAdmission: null, exclusions: [], countTokensUnsupported: false });
+export const newWalk = (catalog: ModelCatalog): Walk => ({
+  last: null,
+  lastAdmission: null,
+  exclusions: [],
+  countTokensUnsupported: false,
+  spent: new Set(),
+  roundAttempts: 0,
+  waits: 0,
+  waitRefused: null,
+  context: new ContextFallback(catalog),
+});
+
+/** A new walk over the same targets after a wait: exclusions and spent targets are read afresh. */
+export function nextRound(walk: Walk): void {
+  walk.exclusions = [];
+  walk.spent.clear();
+  walk.roundAttempts = 0;
+  walk.waits++;
+}
 
 export interface UnservedDeps {
   resilience: Pick<ResiliencePort, 'exclusion'>;
@@ -54,7 +87,38 @@ export function retryAfterFor(resilience: UnservedDeps['resilience'], targets: r
   return soonest === null ? null : Math.max(1_000, soonest - now);
 }
 
-export function answerUnserved(deps: UnservedDeps, record: RequestRecord, targets: readonly Target[], walk: Walk): void {
+/** Nothing in the plan: the model is unknown, or (a combo) none of its targets can be used at all. */
+export function answerNoRoute(deps: UnservedDeps, record: RequestRecord, plan: RoutePlan): void {
+  const combo = plan.combo;
+  if (!combo) {
+    return record.fail(new ProxyError(404, 'model_not_found', `model "${record.model}" is not available: ${plan.hint}`, { param: 'model' }));
+  }
+  const unusable = combo.unusable.map((u) => `${u.provider}/${u.model}: ${u.reason} (${u.detail})`);
+  deps.log.warn(`[COMBO] ${strategyTitle(combo.strategy)} selection: no executable targets — ${unusable.join('; ') || 'the combo lists none'}`, {
+    combo: combo.name,
+  });
+  return record.fail(
+    new ProxyError(404, 'no_executable_targets', `combo "${combo.name}" has no target that can serve this request (${unusable.join('; ')})`, {
+      diagnostics: { combo: combo.name, strategy: combo.strategy, excluded: [], unusable: unusableDiagnostics(combo) },
+    }),
+  );
+}
+
+const strategyTitle = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+const unusableDiagnostics = (combo: ComboPlan) =>
+  combo.unusable.map((u) => ({
+    target: u.index,
+    provider: u.provider,
+    model: u.model,
+    connectionId: u.conn?.id ?? null,
+    connectionName: u.conn?.name ?? null,
+    reason: u.reason,
+    detail: u.detail,
+  }));
+
+export function answerUnserved(deps: UnservedDeps, record: RequestRecord, plan: RoutePlan, walk: Walk): void {
+  const targets = plan.order;
   const now = deps.clock.now();
   if (walk.countTokensUnsupported) return record.tokenEstimate();
   if (walk.last) {
@@ -81,14 +145,17 @@ export function answerUnserved(deps: UnservedDeps, record: RequestRecord, target
       reason: DIAG_REASON[ex.reason] ?? ex.reason,
       detail: ex.detail,
       retryAfterSec: secondsLeft(ex),
+      ...(target.combo ? { target: target.combo.index } : {}),
+      ...(ex.cause ? { cause: ex.cause } : {}),
     })),
   };
   const summary = exclusions
     .map(({ target, ex }) => {
       const s = secondsLeft(ex);
-      return `${target.conn.name}: ${ex.reason}${s !== null ? ` ${s}s` : ''}`;
+      return `${target.combo ? `${target.conn.name} ${target.model}` : target.conn.name}: ${ex.reason}${s !== null ? ` ${s}s` : ''}`;
     })
     .join('; ');
+  if (plan.combo) return answerComboExcluded(deps, record, plan.combo, walk, { ...diagnostics, unusable: unusableDiagnostics(plan.combo) }, summary);
   const timed = exclusions.filter((e) => e.ex.until !== null);
   if (timed.length > 0) {
     // R-DBG-02: the pool is configured and connected, and every target is waiting out a timer.
@@ -113,5 +180,58 @@ export function answerUnserved(deps: UnservedDeps, record: RequestRecord, target
       `no connection for "${record.model}" can serve requests (${summary}); fix or re-enable one in Switchyard`,
       { diagnostics },
     ),
+  );
+}
+
+/**
+ * A combo whose every target was excluded before dispatch, once waiting was refused: self-lifting
+ * rate limits answer 429 rate_limit_error (R-SQ-24), other self-lifting timers 503 (R-DBG-01),
+ * both with Retry-After, retry_after and reset_at at the earliest expiry; timers a wait never fixes
+ * answer 503 ALL_TARGETS_SKIPPED without a hint (R-SQ-25); no timer at all, 404 (R-DBG-03).
+ */
+function answerComboExcluded(
+  deps: UnservedDeps,
+  record: RequestRecord,
+  combo: ComboPlan,
+  walk: Walk,
+  diagnostics: Record<string, unknown>,
+  summary: string,
+): void {
+  const now = deps.clock.now();
+  const answer = excludedAnswer(
+    walk.exclusions.map((e) => e.ex),
+    now,
+  );
+  const diag = { combo: combo.name, strategy: combo.strategy, waitRefused: walk.waitRefused, ...diagnostics };
+  const title = strategyTitle(combo.strategy);
+  if (answer.kind === 'none') {
+    deps.log.warn(`[COMBO] ${title} selection: no executable targets — ${summary}`, { combo: combo.name });
+    return record.fail(
+      new ProxyError(404, 'no_executable_targets', `no target of combo "${combo.name}" can serve requests (${summary}); fix or re-enable one in Switchyard`, {
+        diagnostics: diag,
+      }),
+    );
+  }
+  // R-DBG-02: the pool is configured and connected, and every target is held back by a timer.
+  deps.log.warn(`[COMBO] ${title} selection: every target excluded before dispatch — ${summary}`, {
+    combo: combo.name,
+    waitRefused: walk.waitRefused,
+  });
+  if (answer.kind === 'skipped') {
+    return record.fail(
+      new ProxyError(503, 'ALL_TARGETS_SKIPPED', `every target of combo "${combo.name}" is held back by quota, credential or not-found errors that a wait does not fix (${summary})`, {
+        diagnostics: diag,
+      }),
+    );
+  }
+  const ms = Math.max(1, answer.until - now);
+  const secs = Math.max(1, Math.ceil(ms / 1000));
+  const what = answer.kind === 'rate_limited' ? 'rate-limited' : 'temporarily excluded';
+  return record.fail(
+    new ProxyError(answer.kind === 'rate_limited' ? 429 : 503, 'all_targets_cooling_down', `every target of combo "${combo.name}" is ${what} (${summary}); retry in ${secs}s`, {
+      retryAfterMs: ms,
+      resetAt: answer.until,
+      diagnostics: diag,
+    }),
   );
 }

@@ -113,6 +113,7 @@ export class ModelLockouts {
         e.origin === 'rate_limit'
           ? `${what} rate-limited on this connection (${why}, backoff level ${e.backoffLevel}); its other models are served`
           : `${what} locked after ${why} (×${e.failureCount})`,
+      cause: e.reason,
     };
   }
 

@@ -38,6 +38,8 @@ export interface Exclusion {
   /** When it lifts by itself; null for states that need an operator (terminal) or never lift. */
   until: number | null;
   detail: string | null;
+  /** The failure reason behind it (quota_exhausted, auth_error, not_found, ...), when known. */
+  cause?: string;
 }
 
 export interface ResiliencePort {

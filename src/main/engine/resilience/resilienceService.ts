@@ -426,6 +426,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
         reason: 'cooling_down',
         until: h.rateLimitedUntil,
         detail: `${h.lastErrorType ?? 'cooldown'}${h.backoffLevel > 0 ? ` (backoff level ${h.backoffLevel})` : ''}`,
+        ...(h.lastErrorType ? { cause: h.lastErrorType } : {}),
       });
     }
     if (lockouts.size > 0) ex = widen(ex, lockouts.exclusion(conn.provider, conn.id, target.model, now));

@@ -1,11 +1,26 @@
 // A request's route: the targets that may serve the requested model, in the order to try them,
-// and the connections that would have served it but are disabled. Model resolution decides who
-// may serve; the selector decides who goes first.
-import type { WireProtocol } from '../../../shared/model';
+// and what could not be used. Resolution order of the request's `model`: a combo (its exact name,
+// `combo/<name>`, or a model-pattern mapping), then `provider/model`, then a bare model. A combo
+// route is expanded and ranked by its strategy (combos/comboRouter.ts); otherwise model
+// resolution decides who may serve and the selector who goes first.
+import type { ComboOptions, ComboStrategy, WireProtocol } from '../../../shared/model';
 import type { ConnectionRecord } from '../store/connectionsRepo';
+import type { ComboRouter, RequestShape, UnusableTarget } from './combos/comboRouter';
 import { resolveTargets } from './resolve';
 import type { SelectionStrategy, TargetSelector } from './selector';
 import type { Target } from './target';
+
+/** The combo behind a plan: what the walk, the wait policy and the request log need of it. */
+export interface ComboPlan {
+  id: string;
+  name: string;
+  strategy: ComboStrategy;
+  via: 'name' | 'prefix' | 'mapping';
+  pattern: string | null;
+  options: ComboOptions;
+  /** Combo targets without a usable connection, with why. */
+  unusable: UnusableTarget[];
+}
 
 export interface RoutePlan {
   /** Every target, in the order to try them. Empty when nothing serves the model. */
@@ -13,18 +28,31 @@ export interface RoutePlan {
   disabled: ConnectionRecord[];
   /** Why nothing matched, for the error message. */
   hint: string | null;
+  /** Set when a combo routes the request. */
+  combo: ComboPlan | null;
 }
 
 export interface PlanDeps {
   connections(): readonly ConnectionRecord[];
   selector: TargetSelector;
   strategy(): { name: SelectionStrategy; latencyWeight: number };
+  combos?: ComboRouter;
 }
 
-export function planRoute(deps: PlanDeps, wire: WireProtocol, model: string): RoutePlan {
+export function planRoute(deps: PlanDeps, wire: WireProtocol, model: string, request?: RequestShape): RoutePlan {
+  const combo = deps.combos?.plan(wire, model, request ?? { json: {}, bodyBytes: 0 });
+  if (combo) {
+    const c = combo.match.combo;
+    return {
+      order: combo.order,
+      disabled: [],
+      hint: combo.order.length ? null : `combo "${c.name}" has no target that can serve this request`,
+      combo: { id: c.id, name: c.name, strategy: c.strategy, via: combo.match.via, pattern: combo.match.pattern, options: c.options, unusable: combo.unusable },
+    };
+  }
   const resolution = resolveTargets(deps.connections(), model, wire);
-  if (resolution.targets.length === 0) return { order: [], disabled: resolution.disabled, hint: resolution.hint };
+  if (resolution.targets.length === 0) return { order: [], disabled: resolution.disabled, hint: resolution.hint, combo: null };
   const s = deps.strategy();
   const order = deps.selector.order(`${wire}|${model}`, resolution.targets, s.name, s.latencyWeight);
-  return { order, disabled: resolution.disabled, hint: null };
+  return { order, disabled: resolution.disabled, hint: null, combo: null };
 }

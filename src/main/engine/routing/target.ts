@@ -1,10 +1,24 @@
 // A routing target: one connection asked for one upstream model.
 import type { ConnectionRecord } from '../store/connectionsRepo';
 
+/** The combo entry a target expands (set when a combo routed the request). */
+export interface TargetCombo {
+  id: string;
+  name: string;
+  /** Index of the target in the combo's list. */
+  index: number;
+  /** Stable identity of the combo target (provider/model#connection). */
+  key: string;
+}
+
 export interface Target {
   conn: ConnectionRecord;
   /** Model id sent upstream (prefix stripped). */
   model: string;
   /** Model name as the client asked for it. */
   requestedModel: string;
+  /** Present when a combo routed the request. */
+  combo?: TargetCombo;
+  /** Time allowed for the response headers; wins over the connection's timeout (combo targetTimeoutMs). */
+  headersTimeoutMs?: number;
 }

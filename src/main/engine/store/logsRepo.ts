@@ -1,6 +1,6 @@
 // proxy_logs (one row per request) and proxy_log_attempts (one row per upstream attempt).
 // Rows are written in batches by the RequestLog service; reads page by the request sequence.
-import type { AttemptEntry, InboundProtocol, LogsPage, RequestLogEntry, SkipEntry } from '../../../shared/model';
+import type { AttemptEntry, ComboTrace, InboundProtocol, LogsPage, RequestLogEntry, SkipEntry } from '../../../shared/model';
 import { jsonTooDeep } from '../../../shared/jsonBounds';
 import type { Db } from './db';
 import { readJsonColumn, UnreadableRows } from './unreadableRows';
@@ -30,6 +30,7 @@ interface LogRow {
   input_tokens: number | null;
   output_tokens: number | null;
   skipped: string;
+  combo: string | null;
 }
 
 interface AttemptRow {
@@ -75,6 +76,14 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
     return { reason: 'skipped is not a list of skipped connections' };
   }
   const skipped = parsed.value as SkipEntry[];
+  let combo: ComboTrace | null = null;
+  if (r.combo) {
+    try {
+      combo = JSON.parse(r.combo) as ComboTrace;
+    } catch {
+      combo = null;
+    }
+  }
   return {
     id: r.id,
     startedAt: r.started_at,
@@ -96,6 +105,7 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
     outputTokens: r.output_tokens,
     attempts,
     skipped,
+    combo,
   };
 }
 
@@ -107,8 +117,8 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
 export const LOG_WRITE_SQL = [
   `INSERT INTO proxy_logs (id, started_at, protocol, path, client_key_id, requested_model, model, stream, status,
      error_code, error_message, connection_id, connection_name, provider, ttfb_ms, duration_ms, input_tokens,
-     output_tokens, skipped)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     output_tokens, skipped, combo)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
      status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -151,6 +161,7 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
       e.inputTokens,
       e.outputTokens,
       e.skipped.length ? JSON.stringify(e.skipped) : '[]',
+      e.combo ? JSON.stringify(e.combo) : null,
     ]);
     for (const a of e.attempts) {
       ops.push([

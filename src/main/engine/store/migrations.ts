@@ -126,4 +126,34 @@ export const migrations: Migration[] = [
       DROP INDEX IF EXISTS idx_pla_connection;
     `,
   },
+  {
+    version: 3,
+    name: 'combos, model mappings, and the combo trace of each request',
+    // A combo's targets and options are small JSON documents read once at start and written
+    // through on change. A mapping belongs to one combo and goes with it. The request log keeps
+    // the combo trace (strategy order and per-target outcome) as JSON beside the skips.
+    sql: `
+      CREATE TABLE combos (
+        id         TEXT PRIMARY KEY,
+        name       TEXT NOT NULL,
+        strategy   TEXT NOT NULL,
+        targets    TEXT NOT NULL,
+        options    TEXT NOT NULL DEFAULT '{}',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX idx_combos_name ON combos(name COLLATE NOCASE);
+
+      CREATE TABLE model_mappings (
+        id         TEXT PRIMARY KEY,
+        pattern    TEXT NOT NULL,
+        combo_id   TEXT NOT NULL REFERENCES combos(id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX idx_mm_pattern ON model_mappings(pattern COLLATE NOCASE);
+
+      ALTER TABLE proxy_logs ADD COLUMN combo TEXT;
+    `,
+  },
 ];

@@ -22,6 +22,10 @@ export function AgentPage() {
   const connectionsLoaded = useSel(d.connections, (s) => s.loaded);
   const [chosenKey, setChosenKey] = useState<string | null>(null);
   const [guide, setGuide] = useState<AgentGuide['id']>('claude-code');
+  const combos = useSel(d.combos, (s) => s.list);
+  /** '' = the first model a connection lists; else a combo's name. */
+  const [modelChoice, setModelChoice] = useState('');
+  const combo = combos.find((c) => c.name === modelChoice) ?? null;
 
   const proxyUrl = health?.proxy.url ?? info?.proxyUrl ?? null;
   const usable = activeKeys(keys);
@@ -33,8 +37,9 @@ export function AgentPage() {
   const input = (k: string) => ({
     proxyUrl: proxyUrl ?? 'http://127.0.0.1:8480',
     key: k,
-    openaiModel: firstModel('openai'),
-    anthropicModel: firstModel('anthropic'),
+    openaiModel: combo?.name ?? firstModel('openai'),
+    anthropicModel: combo?.name ?? firstModel('anthropic'),
+    ...(combo ? { claudeModel: combo.name } : {}),
   });
   const guides = agentGuides(input(shownKey));
   const current = guides.find((g) => g.id === guide) ?? guides[0]!;
@@ -129,6 +134,29 @@ export function AgentPage() {
           </>
         }
       >
+        <Field
+          label="Model for the snippets"
+          hint={
+            combos.length ? (
+              'A combo fails over across models and providers. An agent asks for it by name, like a model.'
+            ) : (
+              <>
+                Create a <a href={hrefOf('combos')}>combo</a> to give your agent one model name that fails over across models and providers.
+              </>
+            )
+          }
+        >
+          {(p) => (
+            <select {...p} value={modelChoice} onChange={(e) => setModelChoice(e.target.value)}>
+              <option value="">A model your connections list</option>
+              {combos.map((c) => (
+                <option key={c.id} value={c.name}>
+                  Combo {c.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
         <Tabs label="Agent" tabs={guides.map((g) => ({ id: g.id, label: g.label }))} value={current.id} onChange={setGuide}>
           <p className="muted">{current.intro}</p>
           <div className="snippets">
@@ -140,6 +168,9 @@ export function AgentPage() {
             <p className="hint">
               Claude Code goes to connections that speak the Anthropic protocol <Badge tone="neutral">anthropic</Badge>{' '}
               <Badge tone="neutral">anthropic-compatible</Badge>.
+              {combo
+                ? ` ANTHROPIC_MODEL makes it ask for the combo ${combo.name}.`
+                : ' To route the model ids Claude Code picks itself, map claude-* to a combo on the Combos page.'}
             </p>
           )}
         </Tabs>

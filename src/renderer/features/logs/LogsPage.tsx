@@ -7,8 +7,9 @@ import { Badge, Card, EmptyState, PageHeader, Spinner, Switch } from '../../comp
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { formatClock, formatMs, formatRemaining } from '../../lib/format';
+import { STRATEGY_INFO } from '../../lib/comboStrategies';
 import { describeErrorType, SKIP_REASONS } from '../../lib/reasons';
-import type { RequestLogEntry } from '../../../shared/model';
+import type { ComboTrace, RequestLogEntry, SkipReason } from '../../../shared/model';
 
 const PROTOCOL_LABEL: Record<RequestLogEntry['protocol'], string> = {
   'anthropic-messages': 'Messages',
@@ -18,6 +19,58 @@ const PROTOCOL_LABEL: Record<RequestLogEntry['protocol'], string> = {
   models: 'Models',
 };
 
+const VIA: Record<ComboTrace['via'], string> = { name: 'by its name', prefix: 'as combo/<name>', mapping: 'through the mapping' };
+
+function outcomeText(o: ComboTrace['order'][number]): string {
+  if (o.outcome === 'served') return 'served';
+  if (o.outcome === 'not_tried') return 'not needed';
+  if (o.outcome === 'skipped') return `skipped: ${SKIP_REASONS[o.reason as SkipReason] ?? o.reason ?? ''}`;
+  return `failed${o.status ? ` ${o.status}` : ''}: ${describeErrorType(o.reason) ?? 'error'}`;
+}
+
+function ComboDetails({ c }: { c: ComboTrace }) {
+  return (
+    <>
+      <h4>Combo</h4>
+      <p data-testid="log-combo">
+        <code className="mono">{c.name}</code> ({STRATEGY_INFO[c.strategy]?.label ?? c.strategy}), chosen {VIA[c.via]}
+        {c.pattern && (
+          <>
+            {' '}
+            <code className="mono">{c.pattern}</code>
+          </>
+        )}
+        .{c.waits.length > 0 && ` Waited ${c.waits.map((w) => formatMs(w.ms)).join(' + ')} for a cooldown to lift.`}
+      </p>
+      <table className="table table-compact" aria-label="Combo order">
+        <thead>
+          <tr>
+            <th>Order</th>
+            <th>Target</th>
+            <th>Connection</th>
+            <th>Outcome</th>
+          </tr>
+        </thead>
+        <tbody>
+          {c.order.map((o, i) => (
+            <tr key={`${o.target}-${o.connectionId ?? i}`}>
+              <td className="tabular">{i + 1}</td>
+              <td>
+                <span className="muted">#{o.target + 1}</span>{' '}
+                <code className="mono">
+                  {o.provider}/{o.model}
+                </code>
+              </td>
+              <td>{o.connectionName ?? <span className="muted">none</span>}</td>
+              <td className={o.outcome === 'served' ? 'ok-text' : o.outcome === 'failed' ? 'danger-text' : undefined}>{outcomeText(o)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
 function Details({ e, now }: { e: RequestLogEntry; now: number }) {
   return (
     <div className="log-details">
@@ -26,6 +79,7 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
           {e.errorCode && <code className="mono">{e.errorCode}</code>} {e.errorMessage}
         </div>
       )}
+      {e.combo && <ComboDetails c={e.combo} />}
       <h4>Attempts</h4>
       {e.attempts.length === 0 ? (
         <p className="muted">No upstream was called.</p>
@@ -82,7 +136,14 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
         <ul className="skip-list">
           {e.skipped.map((s, i) => (
             <li key={`${s.connectionId}-${i}`}>
-              <strong>{s.connectionName}</strong> <span className="muted">({s.provider})</span>: {SKIP_REASONS[s.reason] ?? s.reason}
+              <strong>{s.connectionName}</strong> <span className="muted">({s.provider})</span>
+              {s.model && (
+                <>
+                  {' '}
+                  <code className="mono">{s.model}</code>
+                </>
+              )}
+              : {SKIP_REASONS[s.reason] ?? s.reason}
               {s.until && s.until > e.startedAt && <span className="muted"> · until {formatClock(s.until)}{s.until > now ? ` (${formatRemaining(s.until - now)} left)` : ''}</span>}
               {s.detail && <span className="muted"> · {s.detail}</span>}
             </li>
@@ -182,6 +243,7 @@ export function LogsPage() {
                         <td>
                           <code className="mono">{e.model ?? e.requestedModel ?? '—'}</code>
                           {e.stream && <span className="muted small"> stream</span>}
+                          {e.combo && <div className="muted small">via combo {e.combo.name}</div>}
                         </td>
                         <td>{PROTOCOL_LABEL[e.protocol] ?? e.path}</td>
                         <td>{e.connectionName ?? <span className="muted">{e.errorCode ?? '—'}</span>}</td>

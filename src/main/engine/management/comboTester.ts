@@ -1,0 +1,76 @@
+// "Test combo": one small request through the local proxy to the combo, as an agent would send it,
+// so it takes the real route (strategy, resilience, failover) and lands in the request log. The
+// protocol is the one its first usable target speaks; the answer says which target served it.
+import type { ComboTestResult } from '../../../shared/model';
+import type { ClientKeyService } from '../auth/clientKeys';
+import type { Clock } from '../clock';
+import type { ConnectionRegistry } from '../connections/registry';
+import type { ComboRecord } from '../store/combosRepo';
+
+export interface ComboTesterDeps {
+  clock: Clock;
+  registry: ConnectionRegistry;
+  clientKeys: ClientKeyService;
+  proxy: () => { port: number | null };
+}
+
+const TEST_TIMEOUT_MS = 60_000;
+
+export async function testCombo(d: ComboTesterDeps, combo: ComboRecord): Promise<ComboTestResult> {
+  const fail = (message: string, status = 0): ComboTestResult => ({
+    ok: false,
+    status,
+    connectionId: null,
+    connectionName: null,
+    servedModel: null,
+    latencyMs: 0,
+    requestId: null,
+    message,
+  });
+  const port = d.proxy().port;
+  if (port === null) return fail('the proxy is not listening');
+  const key = d.clientKeys.list().find((k) => k.revokedAt === null);
+  if (!key) return fail('there is no active client key to send the test with');
+  const conns = d.registry.all().filter((c) => c.enabled);
+  const first = combo.targets
+    .map((t) => (t.connectionId ? conns.find((c) => c.id === t.connectionId) : conns.find((c) => c.provider === t.provider)))
+    .find((c) => c !== undefined);
+  if (!first) return fail('no target of this combo has an enabled connection');
+  const secret = d.clientKeys.reveal(key.id);
+  const anthropic = first.protocol === 'anthropic';
+  const url = `http://127.0.0.1:${port}${anthropic ? '/v1/messages' : '/v1/chat/completions'}`;
+  const body = { model: combo.name, max_tokens: 16, messages: [{ role: 'user', content: 'Reply with the word OK.' }] };
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (anthropic) {
+    headers['x-api-key'] = secret;
+    headers['anthropic-version'] = '2023-06-01';
+  } else headers.authorization = `Bearer ${secret}`;
+
+  const controller = new AbortController();
+  const cancel = d.clock.setTimer(() => controller.abort(), TEST_TIMEOUT_MS);
+  const t0 = d.clock.monotonic();
+  try {
+    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: controller.signal });
+    const text = await res.text();
+    const latencyMs = Math.round(d.clock.monotonic() - t0);
+    const connectionId = res.headers.get('x-switchyard-selected-connection-id');
+    const servedModel = res.headers.get('x-switchyard-served-model');
+    const connectionName = connectionId ? (d.registry.get(connectionId)?.name ?? null) : null;
+    const base = { status: res.status, connectionId, connectionName, servedModel, latencyMs, requestId: res.headers.get('x-switchyard-request-id') };
+    if (res.ok) return { ok: true, ...base, message: `served by ${connectionName ?? 'a connection'} with ${servedModel ?? 'the model'} in ${latencyMs} ms` };
+    return { ok: false, ...base, message: `${res.status}: ${errorText(text)}` };
+  } catch (err) {
+    return fail(controller.signal.aborted ? `no answer within ${TEST_TIMEOUT_MS / 1000} s` : (err as Error).message);
+  } finally {
+    cancel();
+  }
+}
+
+function errorText(text: string): string {
+  try {
+    const j = JSON.parse(text) as { error?: { message?: string } | string };
+    return (typeof j.error === 'string' ? j.error : j.error?.message) ?? text.slice(0, 300);
+  } catch {
+    return text.slice(0, 300);
+  }
+}
