@@ -83,7 +83,7 @@ describe('combo cooldown-aware waits', () => {
     expect(got.error).toMatchObject({ type: 'rate_limit_error', code: 'all_targets_cooling_down', retry_after: 20 });
     expect(got.retryAfter).toBe('20');
     expect(Date.parse(got.error!.reset_at!)).toBe(r.rig.clock.now() + 20_000);
-    expect(got.error!.diagnostics!.excluded.map((e: { reason: string }) => e.reason)).toEqual(['model_lockout', 'model_lockout']) // a plain 429 rests only that model on that key;
+    expect(got.error!.diagnostics!.excluded.map((e: { reason: string }) => e.reason)).toEqual(['model_lockout', 'model_lockout']); // a plain 429 rests only that model on that key
     expect(got.error!.diagnostics!.waitRefused).toBe('too_long');
     expect(r.rig.t.logs.lines.some((l) => l.includes('[COMBO] Weighted selection: every target excluded before dispatch — '))).toBe(true);
   });
