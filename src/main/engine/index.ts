@@ -9,6 +9,9 @@ import { createAdmission } from './admission/admissionService';
 import type { AdmissionPort } from './admission/port';
 import { ClientKeyService } from './auth/clientKeys';
 import { ManagementToken } from './auth/managementToken';
+import { ClaudeAccounts } from './claude/claudeAccounts';
+import type { HttpFn } from './claude/http';
+import { createClaudePipelineInterceptor } from './claude/pipelineInterceptor';
 import { systemClock, type Clock } from './clock';
 import { ConnectionRegistry } from './connections/registry';
 import { CoalescedTopic, EventBus } from './events';
@@ -17,6 +20,7 @@ import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
 import { ConnectionTester } from './management/connectionTester';
 import { createManagementService } from './management/service';
+import type { AttemptInterceptor } from './proxy/attempt';
 import { ProxyServer } from './proxy/server';
 import type { Resilience } from './resilience/port';
 import { createResilience } from './resilience/resilienceService';
@@ -66,6 +70,14 @@ export interface EngineOptions {
   /** Factories for the layers that have more than one implementation. */
   resilience?: (ctx: EngineContext) => Resilience;
   admission?: (ctx: EngineContext & { resilience: Resilience }) => AdmissionPort;
+  /** Claude subscription accounts: opens the sign-in page in the system browser (the desktop shell). */
+  openUrl?: (url: string) => void | Promise<void>;
+  /** Claude Code's credentials file for "Import from Claude Code" (default ~/.claude/.credentials.json). */
+  claudeCredentialsPath?: string;
+  /** The Claude token endpoint / account API transport (default undici). */
+  claudeHttp?: HttpFn;
+  /** More attempt interceptors, inside the Claude one (e.g. an in-attempt retry that reacts to 400s, R-CLA-14). */
+  interceptors?: readonly AttemptInterceptor[];
 }
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
@@ -110,6 +122,19 @@ export async function createEngine(o: EngineOptions) {
 
   const upstream = new UpstreamClient();
   const latency = new LatencyTracker();
+  const timeouts = new TimeoutResolver(() => settings.snapshot);
+  const claude = new ClaudeAccounts({
+    clock,
+    registry,
+    settings,
+    resilience,
+    redactor,
+    log: log.child('claude'),
+    env,
+    http: o.claudeHttp,
+    credentialsPath: o.claudeCredentialsPath,
+    openUrl: o.openUrl,
+  });
   registry.onChange((kind, ids) => {
     if (kind === 'config') for (const id of ids) if (!registry.get(id)) latency.forget(id);
   });
@@ -134,12 +159,14 @@ export async function createEngine(o: EngineOptions) {
     selector: new TargetSelector({ random, latency, load: (id) => admission.load(id), now: () => clock.now() }),
     latency,
     requestLog,
-    timeouts: new TimeoutResolver(() => settings.snapshot),
+    timeouts,
     redactor,
     clock,
     log: log.child('proxy'),
     clientKeys,
     startedAt,
+    // Outermost first: the Claude interceptor must see what any in-attempt retry returns (R-CLA-14).
+    interceptors: [createClaudePipelineInterceptor({ accounts: claude, resilience, timeouts, clock, random }), ...(o.interceptors ?? [])],
   });
   let proxyError: string | null = null;
 
@@ -157,6 +184,7 @@ export async function createEngine(o: EngineOptions) {
     requestLog,
     token,
     tester: new ConnectionTester(registry, upstream, clock),
+    claude,
     proxy: () => ({ port: proxy.port, error: proxyError }),
     managementUrl: o.managementUrl ?? (() => null),
   });
@@ -181,7 +209,10 @@ export async function createEngine(o: EngineOptions) {
     ),
     admission: new CoalescedTopic(bus, clock, 'admission', () => admission.views(), 250),
     health: new CoalescedTopic(bus, clock, 'health', () => management.health(), 250),
+    claude: new CoalescedTopic(bus, clock, 'claude', () => claude.accountsView(), 250),
   };
+  claude.onChange(() => topics.claude.touch());
+  claude.onLogin((v) => bus.emit('claudeLogin', v));
   registry.onChange((kind) => {
     topics.connections.touch();
     topics.resilience.touch();
@@ -235,6 +266,8 @@ export async function createEngine(o: EngineOptions) {
     resilience,
     admission,
     requestLog,
+    /** Claude subscription accounts; `claude.usageFor(id)` is the read interface for combos strategies. */
+    claude,
     handlers: management as import('../../shared/contract').Handlers,
     health: management.health,
     appInfo: management.appInfo,
@@ -261,6 +294,7 @@ export async function createEngine(o: EngineOptions) {
         { name: 'admission', payload: admission.views() },
         { name: 'settings', payload: settings.view() },
         { name: 'health', payload: management.health() },
+        { name: 'claude', payload: claude.accountsView() },
       ];
     },
     async start(): Promise<{ proxyPort: number | null; error: string | null }> {
@@ -282,6 +316,7 @@ export async function createEngine(o: EngineOptions) {
     },
     async stop(): Promise<void> {
       for (const t of Object.values(topics)) t.dispose();
+      claude.close();
       await proxy.close();
       await admission.close();
       await upstream.close();

@@ -14,7 +14,8 @@ export class ConnectionTester {
     private readonly clock: Clock,
   ) {}
 
-  async test(conn: ConnectionRecord): Promise<ConnectionTestResult> {
+  /** `auth`: credentials headers that replace the stored secret's (a Claude subscription's access token). */
+  async test(conn: ConnectionRecord, auth?: Record<string, string>): Promise<ConnectionTestResult> {
     if (this.registry.secretUnreadable(conn)) {
       return {
         ok: false,
@@ -32,7 +33,7 @@ export class ConnectionTester {
       const res = await this.upstream.request({
         ...upstreamTarget(conn, 'models'),
         method: 'GET',
-        headers: buildUpstreamHeaders(conn, secret, {}, { stream: false, hasBody: false }),
+        headers: { ...buildUpstreamHeaders(conn, secret, {}, { stream: false, hasBody: false }), ...auth },
         signal: controller.signal,
         connectTimeoutMs: 10_000,
         headersTimeoutMs: 15_000,
