@@ -5,6 +5,7 @@ import type { Bridge, EventName, EventPayload } from '../../shared/contract';
 import type { BridgeStatus } from '../bridge';
 import { createAdmissionStore } from './admissionStore';
 import { createAppStore } from './appStore';
+import { createClaudeStore } from './claudeStore';
 import { createConnectionsStore } from './connectionsStore';
 import type { StoreContext } from './context';
 import { createKeysStore } from './keysStore';
@@ -46,6 +47,7 @@ export function createDashboard(o: DashboardOptions) {
   const settings = createSettingsStore(ctx);
   const logs = createLogsStore(ctx);
   const keys = createKeysStore(ctx);
+  const claude = createClaudeStore(ctx);
 
   /** Reads every topic once (first load, and after the live link comes back). */
   const resync = async (): Promise<void> => {
@@ -57,6 +59,7 @@ export function createDashboard(o: DashboardOptions) {
       settings.getState().load(),
       logs.getState().load(),
       keys.getState().load(),
+      claude.getState().load(),
     ]);
   };
 
@@ -79,6 +82,8 @@ export function createDashboard(o: DashboardOptions) {
     logs: (p) => logs.getState().applyPush(p),
     settings: (p) => settings.getState().apply(p),
     health: (p) => app.getState().applyHealth(p),
+    claude: (p) => claude.getState().apply(p),
+    claudeLogin: (p) => claude.getState().applyLogin(p),
   };
 
   return {
@@ -93,6 +98,7 @@ export function createDashboard(o: DashboardOptions) {
     settings,
     logs,
     keys,
+    claude,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again
      * after stop() (React's strict mode mounts twice): each run builds a fresh Bridge.

@@ -37,6 +37,7 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   getSettings: async () => settingsView(),
   listLogs: async () => ({ entries: [], nextBefore: null }),
   listClientKeys: async () => [],
+  listClaudeAccounts: async () => ({ now: 1_000_000, accounts: [] }),
 };
 
 export type FakeBridge = Bridge & {
