@@ -387,7 +387,7 @@ export function ConnectionDialog({
               onChange={(v) => set('autoLimitReset', v)}
             />
             <div className="form-grid">
-              {text('organizationUUID', 'providerSpecificData.organizationUUID', 'Organization UUID', { hint: 'Optional: when empty, the one named at sign-in (or by the account profile) is used and saved here.' })}
+              {text('organizationUUID', 'providerSpecificData.organizationUUID', 'Organization UUID', { hint: 'Optional: when empty, the one named at sign-in or by the account profile is used.' })}
             </div>
           </Section>
         )}
