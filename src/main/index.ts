@@ -88,6 +88,8 @@ async function boot() {
       shell: 'desktop',
       keyProvider: keychainKeyProvider(dataDir, safeStorage),
       nativeBinding: electronNativeBinding(appRoot, process.resourcesPath),
+      // "Sign in with Claude" opens the system browser, never a window inside the app.
+      openUrl: (url) => shell.openExternal(url),
     });
   } catch (err) {
     dialog.showErrorBox(

@@ -5,6 +5,9 @@ import { z } from 'zod';
 import type {
   AdmissionView,
   AppInfo,
+  ClaudeAccountsView,
+  ClaudeLoginStart,
+  ClaudeLoginView,
   BreakerView,
   ClearCooldownsResult,
   ClientKeyView,
@@ -172,6 +175,19 @@ export const connectionUpdateSchema = z
   })
   .strict();
 export type ConnectionUpdateInput = z.input<typeof connectionUpdateSchema>;
+
+/**
+ * Where new Claude credentials go: an existing Claude subscription connection (`connectionId`,
+ * "Sign in again"), or a new one with these fields (all optional: "Claude subscription",
+ * provider "claude", https://api.anthropic.com, priority 1).
+ */
+const claudeTarget = {
+  connectionId: id.optional(),
+  name: connectionFields.name.optional(),
+  provider: providerId.optional(),
+  baseUrl: httpUrl.optional(),
+  priority: connectionFields.priority,
+};
 
 const cooldownClearSchema = z.union([
   z.object({ connectionIds: z.array(id).min(1).max(10_000) }).strict(),
@@ -534,6 +550,49 @@ export const contract = {
     input: none,
     summary: 'Context windows and prices the combo strategies use (built-in, plus the settings that override them).',
   }),
+  // Claude subscription accounts (issue 13).
+  startClaudeLogin: method<ClaudeLoginStart>()({
+    http: 'POST',
+    path: '/api/oauth/claude/start',
+    input: z.object({ mode: z.enum(['loopback', 'paste']).optional(), ...claudeTarget }).strict(),
+    summary: 'Start "Sign in with Claude" (PKCE): a loopback callback, or a code to paste. Nothing is stored until it finishes.',
+  }),
+  completeClaudeLogin: method<ConnectionView>()({
+    http: 'POST',
+    path: '/api/oauth/claude/complete',
+    input: z.object({ loginId: id, code: z.string().trim().min(1).max(4_000) }).strict(),
+    summary: 'Finish a sign-in with the pasted code ("code#state", the callback URL, or the code).',
+  }),
+  getClaudeLogin: method<ClaudeLoginView>()({
+    http: 'GET',
+    path: '/api/oauth/claude/logins/:loginId',
+    input: z.object({ loginId: id }).strict(),
+    summary: 'Where a sign-in stands: pending, done (with its connection) or failed.',
+  }),
+  cancelClaudeLogin: method<{ cancelled: boolean }>()({
+    http: 'DELETE',
+    path: '/api/oauth/claude/logins/:loginId',
+    input: z.object({ loginId: id }).strict(),
+    summary: 'Cancel an open sign-in (its loopback listener stops).',
+  }),
+  importClaudeCredentials: method<ConnectionView>()({
+    http: 'POST',
+    path: '/api/oauth/claude/import',
+    input: z.object(claudeTarget).strict(),
+    summary: "Import the account Claude Code is signed in with (~/.claude/.credentials.json).",
+  }),
+  listClaudeAccounts: method<ClaudeAccountsView>()({
+    http: 'GET',
+    path: '/api/oauth/claude/accounts',
+    input: none,
+    summary: 'Claude subscription accounts: sign-in, usage windows, low-priority lane and limit reset.',
+  }),
+  refreshClaudeUsage: method<ClaudeAccountsView>()({
+    http: 'GET',
+    path: '/api/oauth/usage',
+    input: z.object({ connectionId: id.optional() }).strict(),
+    summary: "Reads the usage windows from Claude's usage API now (one account, or all).",
+  }),
 } as const;
 
 export type Contract = typeof contract;
@@ -574,6 +633,10 @@ export const events = {
   settings: event<SettingsView>(),
   health: event<HealthView>(),
   combos: event<CombosSnapshot>(),
+  /** Claude subscription accounts (usage windows, lane, reset, sign-in state). */
+  claude: event<ClaudeAccountsView>(),
+  /** A sign-in finished or failed. */
+  claudeLogin: event<ClaudeLoginView>(),
 } as const;
 
 export type EventName = keyof typeof events;

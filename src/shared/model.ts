@@ -1,7 +1,7 @@
 // Ids and DTOs shared by the engine, the contract and the renderer. Plain data only.
 import type { SettingGroup, SettingKey, SettingSource, SettingUnit } from './settings';
 
-export const CONNECTION_KINDS = ['anthropic', 'openai', 'openai-compatible', 'anthropic-compatible', 'local'] as const;
+export const CONNECTION_KINDS = ['anthropic', 'openai', 'openai-compatible', 'anthropic-compatible', 'local', 'claude-subscription'] as const;
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
 
 export const AUTH_CLASSES = ['apikey', 'oauth', 'local'] as const;
@@ -73,7 +73,21 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     secretRequired: false,
     baseUrlHint: 'Ollama http://127.0.0.1:11434/v1, LM Studio http://127.0.0.1:1234/v1',
   },
+  // A Claude Pro/Max account (issue 13): its secret is the encrypted OAuth token bundle, not a key.
+  'claude-subscription': {
+    kind: 'claude-subscription',
+    label: 'Claude subscription',
+    protocol: 'anthropic',
+    defaultProvider: 'claude',
+    defaultBaseUrl: 'https://api.anthropic.com',
+    defaultAuthClass: 'oauth',
+    secretRequired: true,
+    baseUrlHint: 'https://api.anthropic.com (without /v1)',
+  },
 };
+
+/** The connection kind whose requests go through the Claude account interceptor. */
+export const CLAUDE_KIND = 'claude-subscription' satisfies ConnectionKind;
 
 export const TERMINAL_STATUSES = ['banned', 'expired', 'credits_exhausted'] as const;
 export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
@@ -544,4 +558,84 @@ export interface ComboTrace {
   order: ComboTraceRow[];
   /** Cooldown-aware waits taken (R-SQ-16/23). */
   waits: { ms: number; reason: string }[];
+}
+
+// ---- Claude subscription accounts (issue 13) -------------------------------------------------
+
+/** One usage window (5-hour or 7-day) as last observed. */
+export interface ClaudeUsageWindowView {
+  /** Fraction used, 0..1 (0 once the window has reset). */
+  utilization: number;
+  /** Epoch ms; null when unknown or already reset. */
+  resetsAt: number | null;
+  /** allowed | allowed_warning | rejected, when the headers said so. */
+  status: string | null;
+  observedAt: number;
+  source: 'headers' | 'usage_api';
+}
+
+export interface ClaudeAccountView {
+  connectionId: string;
+  /** The sign-in: null when the connection has no readable credentials. */
+  token: {
+    expiresAt: number | null;
+    /** `expired` is terminal ("Sign in again"); refresh_failing is transient. */
+    status: 'valid' | 'refresh_due' | 'refresh_failing' | 'expired';
+    message: string | null;
+    lastRefreshAt: number | null;
+    retryAt: number | null;
+    canRefresh: boolean;
+  } | null;
+  subscriptionType: string | null;
+  usage: {
+    fiveHour: ClaudeUsageWindowView | null;
+    sevenDay: ClaudeUsageWindowView | null;
+    /** The unified status of the last answer (allowed, allowed_warning, rejected). */
+    status: string | null;
+    representativeClaim: string | null;
+    overage: { status: string | null; inUse: boolean | null; resetsAt: number | null } | null;
+    updatedAt: number;
+  } | null;
+  /** The low-priority lane (R-CLA-05..15), in memory. */
+  lane: {
+    state: 'idle' | 'active' | 'blocked';
+    /** active: when the lane ends; blocked: when the offer may be accepted again. */
+    until: number | null;
+    slowStatus: string | null;
+    blockedBy: string | null;
+    lastEnd: { reason: string; at: number } | null;
+  };
+  /** The session-limit reset (R-CLA-16..21): null before the first attempt. */
+  reset: {
+    nextAvailableAt: number | null;
+    backoffUntil: number | null;
+    lastResult: string | null;
+    lastAttemptAt: number | null;
+    lastError: string | null;
+  } | null;
+}
+
+export interface ClaudeAccountsView {
+  now: number;
+  accounts: ClaudeAccountView[];
+}
+
+export interface ClaudeLoginStart {
+  loginId: string;
+  /** Open this in a browser (the engine already did when `opened`). */
+  authorizeUrl: string;
+  redirectUri: string;
+  mode: 'loopback' | 'paste';
+  expiresAt: number;
+  /** The engine opened the system browser itself (desktop shell). */
+  opened: boolean;
+}
+
+/** Where a sign-in stands (pushed as it changes). */
+export interface ClaudeLoginView {
+  loginId: string;
+  status: 'pending' | 'done' | 'failed';
+  /** done: the connection that now holds the account. */
+  connectionId: string | null;
+  error: { code: string; message: string } | null;
 }

@@ -29,13 +29,10 @@ test('connections are added, tested, toggled and deleted through the dashboard',
   });
   await expect(page.getByRole('dialog')).toHaveCount(0);
 
-  // Anthropic connections carry the Claude toggles, stored in providerSpecificData.
+  // The Claude toggles belong to Claude subscription connections (tests/e2e/claude.spec.ts), not to API keys.
   const alpha = connectionCard(page, 'Alpha');
   await expect(alpha.getByTestId('connection-state')).toHaveText(/Healthy/);
-  await alpha.getByRole('switch', { name: 'Low-priority lane' }).check();
-  await expect
-    .poll(async () => (await app.api<{ name: string; providerSpecificData: Record<string, unknown> }[]>('GET', '/api/providers')).find((c) => c.name === 'Alpha')?.providerSpecificData.lowPriorityMode)
-    .toBe(true);
+  await expect(alpha.getByRole('switch', { name: 'Low-priority lane' })).toHaveCount(0);
   await expect(connectionCard(page, 'Beta').getByRole('switch', { name: 'Low-priority lane' })).toHaveCount(0);
 
   // Rate-limit protection goes through its own write path.
@@ -77,7 +74,7 @@ test('connections are added, tested, toggled and deleted through the dashboard',
   await again.getByRole('button', { name: 'Save changes' }).click();
   await expect(again).toBeHidden();
   await expect(alpha.getByText(/priority 3/)).toBeVisible();
-  expect(await alphaRow()).toMatchObject({ priority: 3, maxConcurrent: null, rateLimitOverrides: overrides, providerSpecificData: { lowPriorityMode: true } });
+  expect(await alphaRow()).toMatchObject({ priority: 3, maxConcurrent: null, rateLimitOverrides: overrides, providerSpecificData: {} });
   expect((await alphaRow()).rateLimitOverrides).toEqual(overrides);
 
   await connectionCard(page, 'Beta').getByRole('switch', { name: 'Enabled' }).uncheck();

@@ -9,6 +9,9 @@ import { createAdmission } from './admission/admissionService';
 import type { AdmissionPort } from './admission/port';
 import { ClientKeyService } from './auth/clientKeys';
 import { ManagementToken } from './auth/managementToken';
+import { ClaudeAccounts } from './claude/claudeAccounts';
+import type { HttpFn } from './claude/http';
+import { createClaudePipelineInterceptor } from './claude/pipelineInterceptor';
 import { systemClock, type Clock } from './clock';
 import { ConnectionRegistry } from './connections/registry';
 import { CoalescedTopic, EventBus } from './events';
@@ -17,6 +20,7 @@ import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
 import { ConnectionTester } from './management/connectionTester';
 import { createManagementService } from './management/service';
+import type { AttemptInterceptor } from './proxy/attempt';
 import { ProxyServer } from './proxy/server';
 import type { Resilience } from './resilience/port';
 import { createResilience } from './resilience/resilienceService';
@@ -72,6 +76,14 @@ export interface EngineOptions {
   /** Factories for the layers that have more than one implementation. */
   resilience?: (ctx: EngineContext) => Resilience;
   admission?: (ctx: EngineContext & { resilience: Resilience }) => AdmissionPort;
+  /** Claude subscription accounts: opens the sign-in page in the system browser (the desktop shell). */
+  openUrl?: (url: string) => void | Promise<void>;
+  /** Claude Code's credentials file for "Import from Claude Code" (default ~/.claude/.credentials.json). */
+  claudeCredentialsPath?: string;
+  /** The Claude token endpoint / account API transport (default undici). */
+  claudeHttp?: HttpFn;
+  /** More attempt interceptors, inside the Claude one (e.g. an in-attempt retry that reacts to 400s, R-CLA-14). */
+  interceptors?: readonly AttemptInterceptor[];
 }
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
@@ -121,6 +133,19 @@ export async function createEngine(o: EngineOptions) {
   const upstream = new UpstreamClient();
   const latency = new LatencyTracker();
   const quota = new QuotaSignals();
+  const timeouts = new TimeoutResolver(() => settings.snapshot);
+  const claude = new ClaudeAccounts({
+    clock,
+    registry,
+    settings,
+    resilience,
+    redactor,
+    log: log.child('claude'),
+    env,
+    http: o.claudeHttp,
+    credentialsPath: o.claudeCredentialsPath,
+    openUrl: o.openUrl,
+  });
   registry.onChange((kind, ids) => {
     if (kind !== 'config') return;
     for (const id of ids) {
@@ -170,14 +195,22 @@ export async function createEngine(o: EngineOptions) {
     selector,
     latency,
     combos: comboRouter,
-    interceptors: [quotaSignalsInterceptor(quota, clock), comboRouter.interceptor()],
     requestLog,
-    timeouts: new TimeoutResolver(() => settings.snapshot),
+    timeouts,
     redactor,
     clock,
     log: log.child('proxy'),
     clientKeys,
     startedAt,
+    // Outermost first. The quota-header tracker and the combo router's last-known-good memory see
+    // each attempt's final outcome; the Claude interceptor must see what any in-attempt retry
+    // returns (R-CLA-14), so the optional extra interceptors sit inside it.
+    interceptors: [
+      quotaSignalsInterceptor(quota, clock),
+      comboRouter.interceptor(),
+      createClaudePipelineInterceptor({ accounts: claude, resilience, timeouts, clock, random }),
+      ...(o.interceptors ?? []),
+    ],
   });
   let proxyError: string | null = null;
 
@@ -197,6 +230,7 @@ export async function createEngine(o: EngineOptions) {
     tester: new ConnectionTester(registry, upstream, clock, redactor),
     combos,
     catalog,
+    claude,
     proxy: () => ({ port: proxy.port, error: proxyError }),
     managementUrl: o.managementUrl ?? (() => null),
     unreadable: () => unreadable.list(),
@@ -222,7 +256,10 @@ export async function createEngine(o: EngineOptions) {
     ),
     admission: new CoalescedTopic(bus, clock, 'admission', () => admission.views(), 250),
     health: new CoalescedTopic(bus, clock, 'health', () => management.health(), 250),
+    claude: new CoalescedTopic(bus, clock, 'claude', () => claude.accountsView(), 250),
   };
+  claude.onChange(() => topics.claude.touch());
+  claude.onLogin((v) => bus.emit('claudeLogin', v));
   registry.onChange((kind) => {
     topics.connections.touch();
     topics.resilience.touch();
@@ -282,6 +319,8 @@ export async function createEngine(o: EngineOptions) {
     admission,
     requestLog,
     combos,
+    /** Claude subscription accounts; `claude.usageFor(id)` is the read interface for combos strategies. */
+    claude,
     handlers: management as import('../../shared/contract').Handlers,
     health: management.health,
     appInfo: management.appInfo,
@@ -309,6 +348,7 @@ export async function createEngine(o: EngineOptions) {
         { name: 'settings', payload: settings.view() },
         { name: 'health', payload: management.health() },
         { name: 'combos', payload: combos.snapshot() },
+        { name: 'claude', payload: claude.accountsView() },
       ];
     },
     async start(): Promise<{ proxyPort: number | null; error: string | null }> {
@@ -330,6 +370,7 @@ export async function createEngine(o: EngineOptions) {
     },
     async stop(): Promise<void> {
       for (const t of Object.values(topics)) t.dispose();
+      claude.close();
       await proxy.close();
       await admission.close();
       await upstream.close();

@@ -11,7 +11,7 @@ import type {
   ProviderSpecificData,
   RateLimitOverrides,
 } from '../../shared/model';
-import { KIND_INFO } from '../../shared/model';
+import { CLAUDE_KIND, KIND_INFO } from '../../shared/model';
 
 export interface ModelCapRow {
   model: string;
@@ -24,8 +24,12 @@ export interface ConnectionForm {
   provider: string;
   authClass: AuthClass;
   baseUrl: string;
-  /** New secret text; on edit '' keeps the saved one. */
+  /** New secret text; on edit '' keeps the saved one. Claude subscription: the access token (or Claude Code's JSON). */
   secret: string;
+  /** Claude subscription, pasted tokens: the refresh token (optional). */
+  claudeRefreshToken: string;
+  /** Claude subscription, pasted tokens: when the access token expires (ISO date or epoch; optional). */
+  claudeExpiresAt: string;
   removeSecret: boolean;
   priority: string;
   enabled: boolean;
@@ -53,8 +57,24 @@ export interface ConnectionForm {
 
 export type FormErrors = Record<string, string>;
 
-/** Claude-only options live in providerSpecificData of Anthropic connections. */
-export const hasClaudeOptions = (kind: ConnectionKind) => kind === 'anthropic';
+/** The Claude options (providerSpecificData) act on Claude subscription connections only. */
+export const hasClaudeOptions = (kind: ConnectionKind) => kind === CLAUDE_KIND;
+
+/**
+ * The secret of a Claude subscription from the "Paste tokens" inputs: Claude Code's JSON as it is,
+ * a bare access token, or (with a refresh token or expiry) the three as one JSON object.
+ */
+export function claudeSecret(f: Pick<ConnectionForm, 'secret' | 'claudeRefreshToken' | 'claudeExpiresAt'>): string {
+  const access = f.secret.trim();
+  const refresh = f.claudeRefreshToken.trim();
+  const expires = f.claudeExpiresAt.trim();
+  if (!access || access.startsWith('{') || (!refresh && !expires)) return access;
+  return JSON.stringify({ accessToken: access, ...(refresh ? { refreshToken: refresh } : {}), ...(expires ? { expiresAt: /^\d+$/.test(expires) ? Number(expires) : expires } : {}) });
+}
+
+const secretOf = (f: ConnectionForm) => (f.kind === CLAUDE_KIND ? claudeSecret(f) : f.secret.trim());
+const secretMissing = (kind: ConnectionKind) =>
+  kind === CLAUDE_KIND ? 'paste the access token (or Claude Code\'s credentials JSON), or sign in instead' : 'an API key is required for this kind';
 
 export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
   return {
@@ -64,6 +84,8 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
     authClass: KIND_INFO[kind].defaultAuthClass,
     baseUrl: '',
     secret: '',
+    claudeRefreshToken: '',
+    claudeExpiresAt: '',
     removeSecret: false,
     priority: '1',
     enabled: true,
@@ -105,6 +127,8 @@ export function formFromConnection(c: ConnectionView): ConnectionForm {
     authClass: c.authClass,
     baseUrl: c.baseUrl,
     secret: '',
+    claudeRefreshToken: '',
+    claudeExpiresAt: '',
     removeSecret: false,
     priority: String(c.priority),
     enabled: c.enabled,
@@ -299,8 +323,8 @@ function same(a: unknown, b: unknown): boolean {
 export function buildCreateInput(f: ConnectionForm): BuiltInput<ConnectionCreateInput> {
   const errors: FormErrors = {};
   const p = parseForm(f, errors);
-  const secret = f.secret.trim();
-  if (!secret && KIND_INFO[f.kind].secretRequired) errors.secret = 'an API key is required for this kind';
+  const secret = secretOf(f);
+  if (!secret && KIND_INFO[f.kind].secretRequired) errors.secret = secretMissing(f.kind);
   if (Object.keys(errors).length) return { ok: false, errors };
   const psd: ProviderSpecificData = {};
   if (hasClaudeOptions(p.kind)) {
@@ -348,10 +372,10 @@ export function buildUpdateInput(
   const now = parseForm(f, errors);
   const was = parseForm(formFromConnection(opened), {});
   const info = KIND_INFO[f.kind];
-  const secret = f.secret.trim();
+  const secret = secretOf(f);
   if (f.removeSecret && info.secretRequired) errors.secret = 'this kind needs an API key; enter a new one instead';
   if (!secret && !f.removeSecret && !latest.secret.set && info.secretRequired) {
-    errors.secret = 'an API key is required for this kind';
+    errors.secret = secretMissing(f.kind);
   }
   if (Object.keys(errors).length) return { ok: false, errors };
 

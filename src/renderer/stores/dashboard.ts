@@ -6,6 +6,7 @@ import type { BridgeStatus } from '../bridge';
 import { createAdmissionStore } from './admissionStore';
 import { createAppStore } from './appStore';
 import { createCombosStore } from './combosStore';
+import { createClaudeStore } from './claudeStore';
 import { createConnectionsStore } from './connectionsStore';
 import type { StoreContext } from './context';
 import { createKeysStore } from './keysStore';
@@ -48,6 +49,7 @@ export function createDashboard(o: DashboardOptions) {
   const logs = createLogsStore(ctx);
   const keys = createKeysStore(ctx);
   const combos = createCombosStore(ctx);
+  const claude = createClaudeStore(ctx);
 
   /** Reads every topic once (first load, and after the live link comes back). */
   const resync = async (): Promise<void> => {
@@ -60,6 +62,7 @@ export function createDashboard(o: DashboardOptions) {
       logs.getState().load(),
       keys.getState().load(),
       combos.getState().load(),
+      claude.getState().load(),
     ]);
   };
 
@@ -83,6 +86,8 @@ export function createDashboard(o: DashboardOptions) {
     settings: (p) => settings.getState().apply(p),
     health: (p) => app.getState().applyHealth(p),
     combos: (p) => combos.getState().apply(p),
+    claude: (p) => claude.getState().apply(p),
+    claudeLogin: (p) => claude.getState().applyLogin(p),
   };
 
   return {
@@ -98,6 +103,7 @@ export function createDashboard(o: DashboardOptions) {
     logs,
     keys,
     combos,
+    claude,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again
      * after stop() (React's strict mode mounts twice): each run builds a fresh Bridge.

@@ -74,7 +74,7 @@ describe('editing a connection', () => {
   });
 
   it('a changed Claude option is merged into what is stored', () => {
-    const claude = connection({ providerSpecificData: { organizationUUID: 'org', custom: 1, rotationOverrides: { rateLimitResetSeconds: 90 } } });
+    const claude = connection({ kind: 'claude-subscription', authClass: 'oauth', providerSpecificData: { organizationUUID: 'org', custom: 1, rotationOverrides: { rateLimitResetSeconds: 90 } } });
     const { patch } = edit(claude, (f) => ({ ...f, autoLimitReset: true }));
     expect(patch).toEqual({
       providerSpecificData: { organizationUUID: 'org', custom: 1, rotationOverrides: { rateLimitResetSeconds: 90 }, autoLimitReset: true },

@@ -40,6 +40,7 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   listClientKeys: async () => [],
   listCombos: async () => [],
   listModelMappings: async () => [],
+  listClaudeAccounts: async () => ({ now: 1_000_000, accounts: [] }),
 };
 
 export type FakeBridge = Bridge & {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentGuides } from '../../../src/renderer/lib/agentSetup';
 import { activeLockouts, breakerStateAt, liveStateOf, outOfRouting } from '../../../src/renderer/lib/connectionState';
-import { buildCreateInput, buildUpdateInput, emptyForm, errorFor, formFromConnection, parseModels } from '../../../src/renderer/lib/connectionForm';
+import { buildCreateInput, buildUpdateInput, claudeSecret, emptyForm, errorFor, formFromConnection, hasClaudeOptions, parseModels } from '../../../src/renderer/lib/connectionForm';
 import { describeError, messageForField } from '../../../src/renderer/lib/errors';
 import { formatDuration, formatRemaining } from '../../../src/renderer/lib/format';
 import { describeErrorType } from '../../../src/renderer/lib/reasons';
@@ -92,9 +92,9 @@ describe('connection form', () => {
 
   it('builds a create input with caps, protection and the Claude options', () => {
     const r = buildCreateInput({
-      ...emptyForm('anthropic'),
+      ...emptyForm('claude-subscription'),
       name: ' Work ',
-      secret: 'sk-ant',
+      secret: 'sk-ant-oat01-token',
       maxConcurrent: '2',
       modelConcurrency: [
         { model: 'claude-a', cap: '1' },
@@ -105,13 +105,36 @@ describe('connection form', () => {
     });
     expect(r.ok && r.input).toMatchObject({
       name: 'Work',
-      kind: 'anthropic',
-      secret: 'sk-ant',
+      kind: 'claude-subscription',
+      authClass: 'oauth',
+      secret: 'sk-ant-oat01-token',
       maxConcurrent: 2,
       rateLimitOverrides: { modelConcurrency: { 'claude-a': 1 } },
       rateLimitProtection: true,
       providerSpecificData: { lowPriorityMode: true, autoLimitReset: false },
     });
+  });
+
+  it('the Claude options belong to Claude subscriptions only; an API-key connection sends none', () => {
+    expect(hasClaudeOptions('claude-subscription')).toBe(true);
+    expect(hasClaudeOptions('anthropic')).toBe(false);
+    const r = buildCreateInput({ ...emptyForm('anthropic'), name: 'Key', secret: 'sk-ant-key', lowPriorityMode: true });
+    expect(r.ok && r.input.providerSpecificData).toEqual({});
+  });
+
+  it('pasted Claude tokens: a bare token as is, with refresh token or expiry as one JSON object, Claude Code\'s JSON untouched', () => {
+    const f = { secret: ' at-123456789 ', claudeRefreshToken: '', claudeExpiresAt: '' };
+    expect(claudeSecret(f)).toBe('at-123456789');
+    expect(JSON.parse(claudeSecret({ ...f, claudeRefreshToken: 'rt-1', claudeExpiresAt: '1796392800000' }))).toEqual({
+      accessToken: 'at-123456789',
+      refreshToken: 'rt-1',
+      expiresAt: 1796392800000,
+    });
+    expect(JSON.parse(claudeSecret({ ...f, claudeExpiresAt: '2026-12-31T00:00:00Z' }))).toEqual({ accessToken: 'at-123456789', expiresAt: '2026-12-31T00:00:00Z' });
+    const file = '{"claudeAiOauth":{"accessToken":"x"}}';
+    expect(claudeSecret({ ...f, secret: file, claudeRefreshToken: 'ignored' })).toBe(file);
+    const missing = buildCreateInput({ ...emptyForm('claude-subscription'), name: 'C' });
+    expect(missing.ok ? {} : missing.errors).toEqual({ secret: "paste the access token (or Claude Code's credentials JSON), or sign in instead" });
   });
 
   it('a model listed twice in the caps is refused on its row', () => {
@@ -127,7 +150,7 @@ describe('connection form', () => {
   });
 
   it('an edit keeps the saved secret unless a new one is typed, and keeps other providerSpecificData', () => {
-    const c = connection({ providerSpecificData: { organizationUUID: 'org', custom: 1 }, maxConcurrent: 3 });
+    const c = connection({ kind: 'claude-subscription', authClass: 'oauth', providerSpecificData: { organizationUUID: 'org', custom: 1 }, maxConcurrent: 3 });
     const form = formFromConnection(c);
     expect(form.maxConcurrent).toBe('3');
     const r = buildUpdateInput({ ...form, autoLimitReset: true }, c);

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ConnectionCreateInput, ConnectionUpdateInput } from '../../../shared/contract';
 import {
+  CLAUDE_KIND,
   KIND_INFO,
   type ConnectionKind,
   type ConnectionView,
@@ -107,7 +108,7 @@ export class ConnectionRegistry {
       providerSpecificData: (input.providerSpecificData ?? {}) as ProviderSpecificData,
       timeouts: input.timeouts ?? {},
       secretEnc: secret ? this.box.encrypt(secret) : null,
-      secretMasked: secret ? maskSecret(secret) : null,
+      secretMasked: secret ? maskedFor(input.kind, secret) : null,
       health: emptyHealth(),
       createdAt: now,
       updatedAt: now,
@@ -162,7 +163,7 @@ export class ConnectionRegistry {
     if (patch.secret !== undefined) {
       secretChanged = true;
       next.secretEnc = patch.secret ? this.box.encrypt(patch.secret) : null;
-      next.secretMasked = patch.secret ? maskSecret(patch.secret) : null;
+      next.secretMasked = patch.secret ? maskedFor(kind, patch.secret) : null;
     }
     if (info.secretRequired && !next.secretEnc) throw badInput('secret', `an API key is required for ${info.label}`);
     checkPassthrough(next);
@@ -178,6 +179,24 @@ export class ConnectionRegistry {
       this.secrets.set(id, patch.secret ?? null);
       this.redactor.hold(secretOwner(id), patch.secret ?? null);
     }
+    this.byId.set(id, next);
+    this.reorder();
+    this.notify('config', [id]);
+    return next;
+  }
+
+  /**
+   * Replaces only the stored secret (a refreshed OAuth token bundle): same account, so health and
+   * the rest of the configuration stay as they are.
+   */
+  rotateSecret(id: string, secret: string): ConnectionRecord | undefined {
+    const cur = this.byId.get(id);
+    if (!cur) return undefined;
+    const next: ConnectionRecord = { ...cur, secretEnc: this.box.encrypt(secret), secretMasked: maskedFor(cur.kind, secret), updatedAt: this.clock.now() };
+    this.repo.saveConfig(next);
+    this.redactor.forget(this.secrets.get(id) ?? null);
+    this.secrets.set(id, secret);
+    this.redactor.register(secret);
     this.byId.set(id, next);
     this.reorder();
     this.notify('config', [id]);
@@ -255,6 +274,19 @@ export class ConnectionRegistry {
 
 /** The redactor holds one reference per connection to the value it uses. */
 const secretOwner = (id: string) => `connection:${id}`;
+
+/** How a secret is shown: a Claude subscription's token bundle by its access token. */
+function maskedFor(kind: ConnectionKind, secret: string): string {
+  if (kind === CLAUDE_KIND && secret.startsWith('{')) {
+    try {
+      const t = (JSON.parse(secret) as { accessToken?: unknown }).accessToken;
+      if (typeof t === 'string') return maskSecret(t);
+    } catch {
+      // not a bundle: masked as it is
+    }
+  }
+  return maskSecret(secret);
+}
 
 function dedupe(xs: string[]): string[] {
   return [...new Set(xs.map((x) => x.trim()).filter(Boolean))];

@@ -18,12 +18,13 @@ export class ConnectionTester {
     private readonly redactor: SecretRedactor,
   ) {}
 
-  async test(conn: ConnectionRecord): Promise<ConnectionTestResult> {
-    const r = await this.run(conn);
+  /** `auth`: credentials headers that replace the stored secret's (a Claude subscription's access token). */
+  async test(conn: ConnectionRecord, auth?: Record<string, string>): Promise<ConnectionTestResult> {
+    const r = await this.run(conn, auth);
     return { ...r, message: this.redactor.scrub(r.message) };
   }
 
-  private async run(conn: ConnectionRecord): Promise<ConnectionTestResult> {
+  private async run(conn: ConnectionRecord, auth?: Record<string, string>): Promise<ConnectionTestResult> {
     if (this.registry.secretUnreadable(conn)) {
       return {
         ok: false,
@@ -41,7 +42,7 @@ export class ConnectionTester {
       const res = await this.upstream.request({
         ...upstreamTarget(conn, 'models'),
         method: 'GET',
-        headers: buildUpstreamHeaders(conn, secret, {}, { stream: false, hasBody: false }),
+        headers: { ...buildUpstreamHeaders(conn, secret, {}, { stream: false, hasBody: false }), ...auth },
         signal: controller.signal,
         connectTimeoutMs: 10_000,
         headersTimeoutMs: 15_000,

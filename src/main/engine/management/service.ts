@@ -2,11 +2,12 @@
 // handlers (desktop) and the HTTP routes (headless). Inputs arrive already validated.
 import type { Handlers } from '../../../shared/contract';
 import type { AppInfo, ConnectionTestResult, HealthView, UnreadableRecord } from '../../../shared/model';
-import { isTerminalStatus } from '../../../shared/model';
+import { CLAUDE_KIND, isTerminalStatus } from '../../../shared/model';
 import type { SettingKey } from '../../../shared/settings';
 import { settingDefs } from '../../../shared/settings';
 import type { AdmissionPort } from '../admission/port';
 import type { ClientKeyService } from '../auth/clientKeys';
+import type { ClaudeAccounts } from '../claude/claudeAccounts';
 import type { ManagementToken } from '../auth/managementToken';
 import type { Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
@@ -36,6 +37,7 @@ export interface ManagementDeps {
   tester: ConnectionTester;
   combos: ComboRegistry;
   catalog: ModelCatalog;
+  claude: ClaudeAccounts;
   proxy: () => { port: number | null; error: string | null };
   managementUrl: () => string | null;
   /** Stored rows skipped because they cannot be read. */
@@ -100,6 +102,10 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
 
   const connectionView = (id: string) => d.registry.view(d.registry.require(id));
 
+  /** A Claude subscription's pasted secret (a token, or Claude Code's JSON) is stored as a token bundle. */
+  const withClaudeSecret = <T extends { kind?: string; secret?: string | null }>(input: T, currentKind?: string): T =>
+    typeof input.secret === 'string' && (input.kind ?? currentKind) === CLAUDE_KIND ? { ...input, secret: d.claude.prepareSecret(input.secret) } : input;
+
   const handlers: Handlers = {
     getHealth: async () => health(),
     getAppInfo: async () => appInfo(),
@@ -126,16 +132,22 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
 
     listConnections: async () => d.registry.all().map((c) => d.registry.view(c)),
     getConnection: async ({ id }) => connectionView(id),
-    createConnection: async (input) => d.registry.view(d.registry.create(input)),
-    replaceConnection: async ({ id, patch }) => d.registry.view(d.registry.update(id, patch, true)),
-    updateConnection: async ({ id, patch }) => d.registry.view(d.registry.update(id, patch, false)),
+    createConnection: async (input) => d.registry.view(d.registry.create(withClaudeSecret(input))),
+    replaceConnection: async ({ id, patch }) => d.registry.view(d.registry.update(id, withClaudeSecret(patch, d.registry.require(id).kind), true)),
+    updateConnection: async ({ id, patch }) => d.registry.view(d.registry.update(id, withClaudeSecret(patch, d.registry.require(id).kind), false)),
     deleteConnection: async ({ id }) => {
       if (!d.registry.delete(id)) throw notFound('connection', id);
       return { deleted: true };
     },
     testConnection: async ({ id }): Promise<ConnectionTestResult> => {
       const conn = d.registry.require(id);
-      const result = await d.tester.test(conn);
+      let auth: Record<string, string> | undefined;
+      if (conn.kind === CLAUDE_KIND) {
+        const h = await d.claude.testHeaders(id);
+        if (!h.ok) return { ok: false, status: null, latencyMs: null, models: [], message: h.message };
+        auth = h.headers;
+      }
+      const result = await d.tester.test(conn, auth);
       if (result.ok) d.resilience.onConnectionTestOk(id, d.clock.now());
       return result;
     },
@@ -176,6 +188,14 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
       return { deleted: true };
     },
     getModelCatalog: async () => d.catalog.entries(),
+
+    startClaudeLogin: async (input) => d.claude.startLogin(input),
+    completeClaudeLogin: async ({ loginId, code }) => d.claude.completeLogin(loginId, code),
+    getClaudeLogin: async ({ loginId }) => d.claude.loginView(loginId),
+    cancelClaudeLogin: async ({ loginId }) => ({ cancelled: d.claude.cancelLogin(loginId) }),
+    importClaudeCredentials: async (input) => d.claude.importCredentials(input),
+    listClaudeAccounts: async () => d.claude.accountsView(),
+    refreshClaudeUsage: async ({ connectionId }) => d.claude.refreshUsage(connectionId),
   };
 
   return Object.assign(handlers, { health, appInfo });

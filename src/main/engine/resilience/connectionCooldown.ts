@@ -7,6 +7,7 @@
 import { isTerminalStatus, type TerminalStatus } from '../../../shared/model';
 import type { ConnectionHealthState } from '../store/connectionsRepo';
 import type { CooldownRule } from './classifyFailure';
+import type { ConnectionMark } from './port';
 import type { RetryDelay } from './retryDelay';
 
 /** R-CC-38: consecutive credential rejections after which a connection is `expired`. */
@@ -214,4 +215,17 @@ export function clearCooldown(h: ConnectionHealthState): ConnectionHealthState {
 export function operatorReset(h: ConnectionHealthState): ConnectionHealthState {
   if (h.testStatus === 'active' && isClean(h)) return h;
   return cleared(h);
+}
+
+/**
+ * A mark from outside an upstream answer (resilience port markConnection): terminal, or cooling
+ * until a time without a backoff step. A terminal state stays; a cooldown never shortens a longer
+ * one. Returns the same object when nothing changes.
+ */
+export function markedHealth(h: ConnectionHealthState, m: ConnectionMark, now: number): ConnectionHealthState {
+  if (isTerminalStatus(h.testStatus)) return h;
+  const fields = { lastError: m.message.slice(0, 500), lastErrorType: m.reason, errorCode: m.reason, lastErrorAt: now };
+  if (m.kind === 'terminal') return { ...h, ...fields, testStatus: m.status, rateLimitedUntil: null };
+  const until = h.rateLimitedUntil !== null && h.rateLimitedUntil > m.until ? h.rateLimitedUntil : m.until;
+  return { ...h, ...fields, testStatus: 'unavailable', rateLimitedUntil: until };
 }

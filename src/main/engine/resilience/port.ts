@@ -1,7 +1,7 @@
 // What the proxy pipeline needs from the resilience layer, and what the management API reads.
 // The pipeline never decides eligibility or cooldowns itself: it asks here before each attempt and
 // reports each outcome here.
-import type { ClearCooldownsResult, CooldownsView, BreakerView, ModelLockoutView, SkipReason } from '../../../shared/model';
+import type { ClearCooldownsResult, CooldownsView, BreakerView, ModelLockoutView, SkipReason, TerminalStatus } from '../../../shared/model';
 import type { Target } from '../routing/target';
 import type { RetryHint } from './retryHints';
 
@@ -42,6 +42,11 @@ export interface Exclusion {
   cause?: string;
 }
 
+/** A connection state decided outside any upstream answer (e.g. a Claude sign-in that cannot refresh). */
+export type ConnectionMark =
+  | { kind: 'terminal'; status: TerminalStatus; reason: string; message: string }
+  | { kind: 'cooling'; until: number; reason: string; message: string };
+
 export interface ResiliencePort {
   /** Lazy eligibility read: null when the target may be called now. Never mutates state. */
   exclusion(target: Target, now: number): Exclusion | null;
@@ -64,6 +69,12 @@ export interface ResiliencePort {
    * by the request queue for long body-declared waits it cannot absorb (R-RQ-13, exact scope).
    */
   lockModel(target: Target, durationMs: number, reason: string, now: number): void;
+  /**
+   * Marks a connection from outside an upstream answer: terminal, or cooling until `until` (no
+   * breaker, no model lock, no backoff step). With `attempt`, the failure that attempt reports next
+   * was this mark: onFailure changes nothing more and answers "fail over".
+   */
+  markConnection(connectionId: string, mark: ConnectionMark, now: number, attempt?: Target): void;
 }
 
 export interface ResilienceManagement {

@@ -14,7 +14,7 @@ import { effectiveFor } from '../settings/resolve';
 import type { SettingsService } from '../settings/settingsService';
 import type { BreakersRepo } from '../store/breakersRepo';
 import { classifyFailure, type FailureClass } from './classifyFailure';
-import { onConnectionFailure, onConnectionSuccess, operatorReset, rateLimitCooldown, type CooldownSettings } from './connectionCooldown';
+import { markedHealth, onConnectionFailure, onConnectionSuccess, operatorReset, rateLimitCooldown, type CooldownSettings } from './connectionCooldown';
 import { clearCooldowns, cooldownsView } from './cooldownManager';
 import {
   lockoutDurationMs,
@@ -286,7 +286,17 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     log?.info('connection.ejected', { connectionId: conn.id, provider: conn.provider, ms: e.ms, consecutive: e.record.consecutive, ejections: e.record.ejections });
   };
 
+  // Attempts whose failure was already applied through markConnection (the reason it reports).
+  const marked = new WeakMap<Target, string>();
+
   const onFailure = (target: Target, f: UpstreamFailure, now: number): AttemptVerdict => {
+    const pre = marked.get(target);
+    if (pre !== undefined) {
+      marked.delete(target);
+      attemptSeq.delete(target);
+      breakers.release(target);
+      return { reason: pre, failover: true, retryAfterMs: null, hint: null };
+    }
     const conn = target.conn;
     const c = classifyFailure(f, now, meteringOf(conn));
     const mySeq = attemptSeq.get(target) ?? null;
@@ -505,6 +515,17 @@ export function createResilience(deps: ResilienceDeps): Resilience {
 
     lockModel(target, durationMs, reason, now) {
       lockouts.lock({ provider: target.conn.provider, connectionId: target.conn.id, model: target.model }, durationMs, reason, 'queue', now);
+    },
+
+    markConnection(connectionId, mark, now, attempt) {
+      if (attempt) marked.set(attempt, mark.reason);
+      const conn = registry.get(connectionId);
+      if (!conn) return;
+      const next = markedHealth(conn.health, mark, now);
+      if (next === conn.health) return;
+      Object.assign(conn.health, next);
+      saveHealth(conn, now);
+      if (mark.kind === 'terminal') log?.warn('connection.terminal', { connectionId, provider: conn.provider, status: mark.status, reason: mark.reason });
     },
 
     breakers(now): BreakerView[] {

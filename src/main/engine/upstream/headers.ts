@@ -2,6 +2,7 @@
 // connection, a short allowlist of protocol headers comes from the client, and nothing else
 // crosses (never the client key, cookies, session or lease headers).
 import type { IncomingHttpHeaders } from 'node:http';
+import { CLAUDE_KIND } from '../../../shared/model';
 import type { ConnectionRecord } from '../store/connectionsRepo';
 
 const ANTHROPIC_VERSION = '2023-06-01';
@@ -29,7 +30,9 @@ export function buildUpstreamHeaders(
 
   if (conn.protocol === 'anthropic') {
     h['anthropic-version'] ??= ANTHROPIC_VERSION;
-    if (secret) {
+    // A Claude subscription's secret is its token bundle, never sent: the Claude attempt
+    // interceptor sets the bearer access token and the OAuth beta on each try.
+    if (secret && conn.kind !== CLAUDE_KIND) {
       if (conn.authClass === 'oauth') {
         h['authorization'] = `Bearer ${secret}`;
         const beta = h['anthropic-beta'];

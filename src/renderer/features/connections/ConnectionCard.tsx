@@ -11,7 +11,8 @@ import { hasClaudeOptions } from '../../lib/connectionForm';
 import { formatAgo, formatMs, formatRemaining } from '../../lib/format';
 import { TERMINAL_HELP } from '../../lib/reasons';
 import type { AdmissionView, BreakerView, ConnectionView, CooldownEntry } from '../../../shared/model';
-import { KIND_INFO } from '../../../shared/model';
+import { CLAUDE_KIND, KIND_INFO } from '../../../shared/model';
+import { ClaudeAccountPanel } from './ClaudeAccountPanel';
 
 export function ConnectionCard({
   conn,
@@ -21,6 +22,7 @@ export function ConnectionCard({
   now,
   onEdit,
   onDelete,
+  onSignIn,
 }: {
   conn: ConnectionView;
   entry: CooldownEntry | undefined;
@@ -29,6 +31,8 @@ export function ConnectionCard({
   now: number;
   onEdit: () => void;
   onDelete: () => void;
+  /** Claude subscription: "Sign in again". */
+  onSignIn?: () => void;
 }) {
   const d = useDashboard();
   const titleId = useId();
@@ -41,6 +45,9 @@ export function ConnectionCard({
   const breakerState = breaker ? breakerStateAt(breaker, now) : 'CLOSED';
   const store = d.connections.getState();
   const psd = conn.providerSpecificData ?? {};
+  const claude = conn.kind === CLAUDE_KIND;
+  const account = useSel(d.claude, (s) => s.byConnection[conn.id]);
+  const signInAgain = claude && ((state.kind === 'terminal' && state.status === 'expired') || account?.token?.status === 'expired');
   const modelCaps = Object.entries(conn.rateLimitOverrides?.modelConcurrency ?? {});
   const strictCap = conn.rateLimitOverrides?.maxConcurrent;
   const caps = [conn.maxConcurrent ? `max ${conn.maxConcurrent}` : null, strictCap ? `strict cap ${strictCap}` : null].filter(Boolean);
@@ -75,6 +82,8 @@ export function ConnectionCard({
                 Out of routing for <strong className="tabular">{formatRemaining(state.remainingMs)}</strong>
                 {state.backoffLevel > 0 && <span className="muted"> · backoff level {state.backoffLevel}</span>}
               </>
+            ) : claude && state.status === 'expired' ? (
+              'The Claude sign-in is no longer valid. Sign in again to bring the account back.'
             ) : (
               TERMINAL_HELP[state.status]
             )}
@@ -95,6 +104,11 @@ export function ConnectionCard({
               Clear cooldown
             </button>
           )}
+          {state.kind === 'terminal' && signInAgain && onSignIn && (
+            <button type="button" className="btn btn-sm btn-primary" onClick={onSignIn} aria-label={`Sign in again to ${conn.name}`}>
+              Sign in again
+            </button>
+          )}
         </div>
       )}
 
@@ -108,7 +122,7 @@ export function ConnectionCard({
           </dd>
         </div>
         <div>
-          <dt>Key</dt>
+          <dt>{claude ? 'Token' : 'Key'}</dt>
           <dd>{conn.secret.set ? <code className="mono">{conn.secret.masked}</code> : <span className="muted">none</span>}</dd>
         </div>
         <div>
@@ -145,6 +159,8 @@ export function ConnectionCard({
           <dd>{conn.health.lastUsedAt ? formatAgo(conn.health.lastUsedAt, now) : <span className="muted">never</span>}</dd>
         </div>
       </dl>
+
+      {claude && <ClaudeAccountPanel conn={conn} account={account} now={now} />}
 
       {admission && admission.models.some((m) => m.inFlight || m.queued) && (
         <div className="model-gates">
@@ -222,6 +238,11 @@ export function ConnectionCard({
           <button type="button" className="btn btn-sm" disabled={test?.running} onClick={() => void store.test(conn.id)} aria-label={`Test ${conn.name}`}>
             Test
           </button>
+          {signInAgain && state.kind !== 'terminal' && onSignIn && (
+            <button type="button" className="btn btn-sm btn-primary" onClick={onSignIn} aria-label={`Sign in again to ${conn.name}`}>
+              Sign in again
+            </button>
+          )}
           <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${conn.name}`}>
             Edit
           </button>

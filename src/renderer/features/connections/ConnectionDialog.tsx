@@ -19,7 +19,8 @@ import {
   type FormErrors,
 } from '../../lib/connectionForm';
 import { describeError, messageForField } from '../../lib/errors';
-import { AUTH_CLASSES, CONNECTION_KINDS, KIND_INFO, type AuthClass, type ConnectionView } from '../../../shared/model';
+import { AUTH_CLASSES, CLAUDE_KIND, CONNECTION_KINDS, KIND_INFO, type AuthClass, type ConnectionView } from '../../../shared/model';
+import { ClaudeCredentials, type ClaudeTab } from './ClaudeCredentials';
 
 const AUTH_LABELS: Record<AuthClass, string> = {
   apikey: 'API key',
@@ -45,16 +46,55 @@ function Section({ title, children, hint }: { title: string; children: ReactNode
   );
 }
 
-export function ConnectionDialog({ connection, onClose }: { connection?: ConnectionView; onClose: () => void }) {
+export function ConnectionDialog({
+  connection,
+  onClose,
+  claudeTab: initialClaudeTab,
+}: {
+  connection?: ConnectionView;
+  onClose: () => void;
+  /** Claude subscription: which way in to show first ("Sign in again" opens on the sign-in). */
+  claudeTab?: ClaudeTab;
+}) {
   const d = useDashboard();
   const editing = !!connection;
+  const [claudeTab, setClaudeTab] = useState<ClaudeTab>(initialClaudeTab ?? (connection ? 'paste' : 'signin'));
   const [form, setForm] = useState<ConnectionForm>(() => (connection ? formFromConnection(connection) : emptyForm()));
   const [errors, setErrors] = useState<FormErrors>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [advancedOpen, setAdvancedOpen] = useState(false);
   const info = KIND_INFO[form.kind];
-
+  const claude = form.kind === CLAUDE_KIND;
+  // A new Claude account is stored by the sign-in or the import itself; the dialog's own button saves pasted tokens.
+  const showSubmit = !(claude && !editing && claudeTab !== 'paste');
+  /** Before a sign-in or import makes a new account, the rest of the form must be valid (it is applied after). */
+  const checkClaudeForm = (): boolean => {
+    if (editing) return true;
+    const r = buildCreateInput({ ...form, secret: 'placeholder-token', claudeRefreshToken: '', claudeExpiresAt: '' });
+    if (r.ok) return true;
+    showErrors(r.errors);
+    return false;
+  };
+  const claudeDone = async (id: string) => {
+    const store = d.connections.getState();
+    if (!editing) {
+      // The sign-in stored the account with its name, provider, base URL and priority; the rest of
+      // the form (models, limits, the Claude options, ...) is saved onto it now.
+      try {
+        const created = await d.bridge.getConnection({ id });
+        const built = buildUpdateInput({ ...form, secret: '', claudeRefreshToken: '', claudeExpiresAt: '' }, created);
+        if (built.ok && (Object.keys(built.input).length > 0 || form.rateLimitProtection !== created.rateLimitProtection)) {
+          await store.save(id, built.input, form.rateLimitProtection);
+        }
+      } catch (e) {
+        d.toasts.getState().push('error', `The account was added, but its other settings were not saved: ${describeError(e).message}`);
+      }
+    }
+    const c = store.list.find((x) => x.id === id);
+    d.toasts.getState().push('success', editing ? `Signed in again: ${connection.name}` : `Added ${c?.name ?? (form.name.trim() || 'the Claude account')}`);
+    onClose();
+  };
   const set = <K extends keyof ConnectionForm>(k: K, v: ConnectionForm[K]) => {
     setForm((f) => ({ ...f, [k]: v }));
   };
@@ -79,6 +119,7 @@ export function ConnectionDialog({ connection, onClose }: { connection?: Connect
   const showErrors = (e: FormErrors) => {
     setErrors(e);
     if (Object.keys(e).some((k) => ADVANCED_FIELDS.some((a) => k.startsWith(a)))) setAdvancedOpen(true);
+    if (e.secret && form.kind === CLAUDE_KIND) setClaudeTab('paste');
   };
 
   const submit = async () => {
@@ -127,9 +168,11 @@ export function ConnectionDialog({ connection, onClose }: { connection?: Connect
           <button type="button" className="btn" onClick={onClose}>
             Cancel
           </button>
-          <button type="submit" form="connection-form" className="btn btn-primary" disabled={saving}>
-            {editing ? 'Save changes' : 'Add connection'}
-          </button>
+          {showSubmit && (
+            <button type="submit" form="connection-form" className="btn btn-primary" disabled={saving}>
+              {editing ? 'Save changes' : 'Add connection'}
+            </button>
+          )}
         </>
       }
     >
@@ -180,30 +223,44 @@ export function ConnectionDialog({ connection, onClose }: { connection?: Connect
                 ? `Leave empty for ${info.baseUrlHint.startsWith(info.defaultBaseUrl) ? info.baseUrlHint : info.defaultBaseUrl}.`
                 : info.baseUrlHint,
             })}
-            <Field
-              label="API key"
-              required={info.secretRequired && !connection?.secret.set}
-              error={err('secret')}
-              hint={
-                editing && connection.secret.set
-                  ? `Saved key ${connection.secret.masked ?? ''}. Leave empty to keep it.`
-                  : info.secretRequired
-                    ? 'Stored encrypted; never shown again in full.'
-                    : 'Optional for this kind. Stored encrypted.'
-              }
-            >
-              {(p) => (
-                <input
-                  {...p}
-                  type="password"
-                  value={form.secret}
-                  autoComplete="off"
-                  disabled={form.removeSecret}
-                  onChange={(e) => set('secret', e.target.value)}
-                />
-              )}
-            </Field>
+            {!claude && (
+              <Field
+                label="API key"
+                required={info.secretRequired && !connection?.secret.set}
+                error={err('secret')}
+                hint={
+                  editing && connection.secret.set
+                    ? `Saved key ${connection.secret.masked ?? ''}. Leave empty to keep it.`
+                    : info.secretRequired
+                      ? 'Stored encrypted; never shown again in full.'
+                      : 'Optional for this kind. Stored encrypted.'
+                }
+              >
+                {(p) => (
+                  <input
+                    {...p}
+                    type="password"
+                    value={form.secret}
+                    autoComplete="off"
+                    disabled={form.removeSecret}
+                    onChange={(e) => set('secret', e.target.value)}
+                  />
+                )}
+              </Field>
+            )}
           </div>
+          {claude && (
+            <ClaudeCredentials
+              form={form}
+              set={set}
+              connection={connection}
+              tab={claudeTab}
+              onTab={setClaudeTab}
+              pasteError={err('secret')}
+              check={checkClaudeForm}
+              onDone={(id) => void claudeDone(id)}
+            />
+          )}
           {editing && connection.secret.set && !info.secretRequired && (
             <Switch compact label="Remove the saved key" checked={form.removeSecret} onChange={(v) => setForm((f) => ({ ...f, removeSecret: v, secret: v ? '' : f.secret }))} />
           )}
@@ -316,7 +373,7 @@ export function ConnectionDialog({ connection, onClose }: { connection?: Connect
         </Section>
 
         {hasClaudeOptions(form.kind) && (
-          <Section title="Claude" hint="For Claude subscription (OAuth) accounts. Saved with the connection; they act once the Claude OAuth support lands.">
+          <Section title="Claude" hint="How this subscription account behaves at its usage limits.">
             <Switch
               label="Low-priority lane on the 5-hour limit"
               description="On the usage-limit 429, accept Anthropic's slow lane and keep going on this account (lowPriorityMode)."
@@ -330,7 +387,7 @@ export function ConnectionDialog({ connection, onClose }: { connection?: Connect
               onChange={(v) => set('autoLimitReset', v)}
             />
             <div className="form-grid">
-              {text('organizationUUID', 'providerSpecificData.organizationUUID', 'Organization UUID', { hint: 'Optional; needed for the limit reset.' })}
+              {text('organizationUUID', 'providerSpecificData.organizationUUID', 'Organization UUID', { hint: 'Optional: when empty, the one named at sign-in or by the account profile is used.' })}
             </div>
           </Section>
         )}

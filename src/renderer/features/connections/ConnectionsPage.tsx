@@ -19,6 +19,7 @@ export function ConnectionsPage() {
   const breakers = useSel(d.resilience, (s) => s.breakers);
   const admission = useSel(d.admission, (s) => s.byConnection);
   const [editing, setEditing] = useState<ConnectionView | 'new' | null>(null);
+  const [signingIn, setSigningIn] = useState<ConnectionView | null>(null);
   const [deleting, setDeleting] = useState<ConnectionView | null>(null);
   const deletingPending = useSel(d.connections, (s) => (deleting ? !!s.pending[deleting.id] : false));
 
@@ -61,7 +62,7 @@ export function ConnectionsPage() {
             </button>
           }
         >
-          Add an API key or an OpenAI- or Anthropic-compatible endpoint. With two or more, the proxy fails over when one is rate-limited.
+          Add an API key, a Claude subscription, or an OpenAI- or Anthropic-compatible endpoint. With two or more, the proxy fails over when one is rate-limited.
         </EmptyState>
       ) : (
         <div className="conn-list">
@@ -75,11 +76,13 @@ export function ConnectionsPage() {
               now={now}
               onEdit={() => setEditing(c)}
               onDelete={() => setDeleting(c)}
+              onSignIn={() => setSigningIn(c)}
             />
           ))}
         </div>
       )}
       {editing && <ConnectionDialog connection={editing === 'new' ? undefined : editing} onClose={() => setEditing(null)} />}
+      {signingIn && <ConnectionDialog connection={signingIn} claudeTab="signin" onClose={() => setSigningIn(null)} />}
       {deleting && (
         <ConfirmDialog
           title={`Delete ${deleting.name}?`}
