@@ -392,6 +392,8 @@ export interface AttemptEntry {
   /** Whether the proxy moved on to another connection after this attempt. */
   failedOver: boolean;
   queuedMs: number | null;
+  /** Every target was excluded, and this one was probed because its exclusion was only our guess. */
+  lastResort?: boolean;
 }
 
 export interface RequestLogEntry {

@@ -54,7 +54,7 @@ const COOLDOWN_BASE_MS = 500;
 const MAX_FAILURES_WHILE_HEALTHY = 0;
 /** Wasted calls allowed per bad key per ejection period ("a bad key costs at most a couple of calls"). */
 const WASTED_PER_EJECTION_PERIOD = 2;
-/** The shortest ejection the engine is expected to use: the configured connection cooldown base. */
+/** `outlierEjection.baseEjectionMs` (scaled down like the cooldown base): a bad key's first ejection. */
 const EJECTION_BASE_MS = COOLDOWN_BASE_MS;
 /**
  * Global bound: wasted calls over all phases as a share of client requests. An engine that ejects
@@ -134,7 +134,7 @@ describe('chaos: three keys of one provider, real SDK clients, faults injected p
       engine: { logLevel: 'info' },
     });
     try {
-      await t.api.patchSettings({ patch: { 'connectionCooldown.apikeyBaseMs': COOLDOWN_BASE_MS } });
+      await t.api.patchSettings({ patch: { 'connectionCooldown.apikeyBaseMs': COOLDOWN_BASE_MS, 'outlierEjection.baseEjectionMs': EJECTION_BASE_MS } });
       for (const key of KEYS) {
         await t.addConnection({
           name: NAME[key]!,

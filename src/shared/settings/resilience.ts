@@ -213,7 +213,7 @@ export const resilienceSettings = {
     label: 'Outlier: first ejection',
     description: 'Length of the first ejection; the n-th ejection lasts n times this (one step is forgiven per this long without an ejection).',
     default: 10 * SEC,
-    min: 1 * SEC,
+    min: 100,
     max: HOUR,
     unit: 'ms',
   }),

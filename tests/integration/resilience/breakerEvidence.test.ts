@@ -73,6 +73,24 @@ describe('provider breaker evidence', () => {
     expect(fake.requests.length).toBe(before);
   });
 
+  it('a provider of three keys where every other call fails trips too: a sibling\'s single success between failures is not a steady key', async () => {
+    const r = await startRig();
+    await r.add('Key 1', K1);
+    await r.add('Key 2', K2);
+    await r.add('Key 3', K3);
+    let n = 0;
+    for (const key of [K1, K2, K3]) fake.script({ key }, [() => (n++ % 2 === 0 ? unavailable() : undefined)]);
+    let opened = false;
+    const statuses: number[] = [];
+    for (let i = 0; i < 60 && !opened; i++) {
+      statuses.push((await ask(r.client)).status);
+      opened = (await breakerOf(r.t, 'anthropic')).state === 'OPEN';
+    }
+    // Until it trips, every request is served by a failover to the next key.
+    expect(statuses.slice(0, -1).every((st) => st === 200)).toBe(true);
+    expect(opened).toBe(true);
+  });
+
   it('failures on one key while its sibling answers (even with 429s) are not provider-wide: the breaker stays CLOSED', async () => {
     const r = await startRig();
     await r.add('Key 1', K1, { priority: 1 });

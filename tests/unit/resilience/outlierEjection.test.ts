@@ -82,6 +82,18 @@ describe('outlier ejection: transitions', () => {
     expect(onSiblingSuccess({ ...r, consecutive: 1 }, 2_000, S).ejectMs).toBeNull();
   });
 
+  it('a sibling\'s success does not eject again on a streak an ejection already answered: the key gets its next call first', () => {
+    const clock = new FakeClock();
+    let r = onOutlierFailure(CLEAN_OUTLIER, clock.now(), true, S).record;
+    const first = onOutlierFailure(r, clock.now(), true, S);
+    expect(first.ejectMs).toBe(S.baseEjectionMs);
+    r = first.record;
+    clock.advance(S.baseEjectionMs);
+    expect(onSiblingSuccess(r, clock.now(), S).ejectMs).toBeNull(); // no failure since the ejection ended
+    // A failure after the ejection ended is new evidence: it ejects again (the stays-bad rule).
+    expect(onOutlierFailure(r, clock.now() + 1, true, S).ejectMs).not.toBeNull();
+  });
+
   it('switched off, nothing is ejected', () => {
     const off = { ...S, enabled: false };
     const r = onOutlierFailure(onOutlierFailure(CLEAN_OUTLIER, 0, true, off).record, 0, true, off);
@@ -125,6 +137,19 @@ describe('outlier detector', () => {
     d.onSuccess('p', 'k3', clock.now());
     clock.advance(60_000);
     expect(d.siblingSucceeding('p', 'k2', clock.now())).toBe(false); // too long ago
+  });
+
+  it('a sibling is steady (the breaker\'s evidence rule) only after two successes in a row since its last failure', () => {
+    const clock = new FakeClock();
+    const d = detector();
+    d.onSuccess('p', 'k3', clock.now());
+    expect(d.siblingSucceeding('p', 'k2', clock.now())).toBe(true);
+    expect(d.siblingSteady('p', 'k2', clock.now())).toBe(false); // one success: a flapping key looks like this
+    d.onSuccess('p', 'k3', clock.now());
+    expect(d.siblingSteady('p', 'k2', clock.now())).toBe(true);
+    d.onFailure('p', 'k3', false, clock.now());
+    d.onSuccess('p', 'k3', clock.now());
+    expect(d.siblingSteady('p', 'k2', clock.now())).toBe(false); // the streak starts over
   });
 
   it('k2 failing while k3 succeeds is ejected after two failures, whichever comes first', () => {

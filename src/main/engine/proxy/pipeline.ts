@@ -135,6 +135,9 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
       const step = await walkTargets(deps, call, plan, request, record, walk);
       if (step === 'done') return;
       if (step === 'stop' || request.signal.aborted) break;
+      const probe = await lastResort(deps, call, request, record, walk);
+      if (probe === 'done') return;
+      if (probe === 'stop' || request.signal.aborted) break;
       const waitMs = cooldownWait(deps, call, plan, walk);
       if (waitMs === null) break;
       record.waited(waitMs, 'every target held back by a short cooldown');
@@ -185,6 +188,38 @@ async function walkTargets(
     if (step !== 'next') return step;
   }
   return 'next';
+}
+
+/**
+ * Every target was excluded or failed. When one of the excluded is out only on a guess of ours (a
+ * backoff with no upstream hint, an ejection), probe it once rather than answer an error: the
+ * resilience layer picks it and rations such probes per connection (ResiliencePort.lastResort).
+ */
+async function lastResort(
+  deps: PipelineDeps,
+  call: InboundCall,
+  request: RequestSignal,
+  record: RequestRecord,
+  walk: Walk,
+): Promise<'done' | 'next' | 'stop'> {
+  if (walk.lastResortUsed || walk.exclusions.length === 0) return 'next';
+  walk.lastResortUsed = true;
+  const candidates = walk.exclusions.map((e) => e.target).filter((t) => !walk.spent.has(t));
+  const target = deps.resilience.lastResort(candidates, deps.clock.now());
+  if (target === null) return 'next';
+  let lease: AdmissionLease;
+  try {
+    lease = await deps.admission.acquire(target, request.signal);
+  } catch (err) {
+    if (err instanceof AdmissionError || request.signal.aborted) return 'next';
+    throw err;
+  }
+  const claimed = deps.resilience.beginAttempt(target, deps.clock.now());
+  if (claimed) {
+    lease.release();
+    return 'next';
+  }
+  return runAttempt(deps, call, target, lease, request, record, walk, true);
 }
 
 /** How long to wait before walking a combo's targets again (R-SQ-16/23), or null to answer now. */
@@ -265,9 +300,11 @@ async function runAttempt(
   request: RequestSignal,
   record: RequestRecord,
   walk: Walk,
+  asLastResort = false,
 ): Promise<'done' | 'next' | 'stop'> {
   const { resilience, clock } = deps;
   const entry = record.startAttempt(target, lease.queuedMs);
+  if (asLastResort) entry.lastResort = true;
   const t0 = clock.monotonic();
   const unwatch = request.watchBudget(lease);
   let reported = false;

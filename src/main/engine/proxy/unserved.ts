@@ -29,6 +29,8 @@ export interface Walk {
   roundAttempts: number;
   /** Cooldown-aware waits taken. */
   waits: number;
+  /** The one last-resort probe of an excluded target was used (pipeline.ts lastResort). */
+  lastResortUsed: boolean;
   /** Why the last wait was refused, for the diagnostics. */
   waitRefused: WaitRefusal | null;
   /** The context-length rule: after "prompt is too long", only larger windows. */
@@ -43,6 +45,7 @@ export const newWalk = (catalog: ModelCatalog): Walk => ({
   spent: new Set(),
   roundAttempts: 0,
   waits: 0,
+  lastResortUsed: false,
   waitRefused: null,
   context: new ContextFallback(catalog),
 });

@@ -36,6 +36,11 @@ export interface LockEntry {
   expiresAt: number;
   /** After this, the entry is forgotten and the next failure starts again at count 1. */
   forgetAt: number;
+  /**
+   * A `rate_limit` cooldown whose length is our own backoff, not the upstream's word (no
+   * Retry-After or reset hint): a guess a last-resort probe may test (see resilienceService).
+   */
+  guessed?: boolean;
 }
 
 interface ConnLocks {
@@ -128,7 +133,16 @@ export class ModelLockouts {
    */
   setCooldown(
     t: LockTarget,
-    c: { scope: LockoutScope; reason: string; status: number | null; until: number; backoffLevel: number; failureCount: number; seq: number },
+    c: {
+      scope: LockoutScope;
+      reason: string;
+      status: number | null;
+      until: number;
+      backoffLevel: number;
+      failureCount: number;
+      seq: number;
+      guessed?: boolean;
+    },
     now: number,
   ): LockEntry {
     const family = c.scope === 'family' ? quotaFamilyOf(t.provider, t.model) : t.model;
@@ -150,6 +164,8 @@ export class ModelLockouts {
       lockedAt: now,
       expiresAt,
       forgetAt: expiresAt + RATE_LIMIT_FORGET_MS,
+      // A guess only while no running hinted lock is kept (a longer running one wins above).
+      guessed: c.guessed === true && !(prev && prev.expiresAt > c.until && prev.guessed !== true),
     };
     map.set(family, entry);
     this.changed();
@@ -247,6 +263,18 @@ export class ModelLockouts {
       this.dropIfEmpty(id, locks);
     }
     return out.sort((a, b) => a.expiresAt - b.expiresAt);
+  }
+
+  /** The active locks that keep `model` (exact, or its quota family) out on this connection. */
+  covering(provider: string, connectionId: string, model: string, now: number): LockEntry[] {
+    const locks = this.byConn.get(connectionId);
+    if (!locks) return [];
+    const out: LockEntry[] = [];
+    const exact = locks.exact.get(model);
+    if (exact !== undefined && exact.expiresAt > now) out.push(exact);
+    const family = locks.family.size > 0 ? locks.family.get(quotaFamilyOf(provider, model)) : undefined;
+    if (family !== undefined && family.expiresAt > now) out.push(family);
+    return out;
   }
 
   activeFor(connectionId: string, now: number): LockEntry[] {

@@ -39,6 +39,13 @@ export const CLEAN_OUTLIER: OutlierRecord = Object.freeze({ consecutive: 0, last
 
 export const OUTLIER_EJECTED = 'outlier_ejected';
 
+/**
+ * Successes in a row that make a sibling "steady": its success says the provider is fine. One
+ * success is not enough: a flapping provider (every other call fails) gives every key one
+ * success between failures, and its failures must still count for the breaker.
+ */
+export const STEADY_SUCCESSES = 2;
+
 export interface Outcome {
   record: OutlierRecord;
   /** Set when this event ejects the connection: for how long. */
@@ -81,7 +88,9 @@ export function onOutlierSuccess(r: OutlierRecord, now: number): OutlierRecord {
 
 /**
  * A sibling of the same provider succeeded: a connection whose recent streak already reached N
- * (while no sibling was succeeding yet) is ejected now.
+ * (while no sibling was succeeding yet) is ejected now. A streak an ejection already answered (no
+ * failure since that ejection ended) is not: the connection gets its next call to show whether it
+ * recovered, instead of being ejected again on old evidence.
  */
 export function onSiblingSuccess(r: OutlierRecord, now: number, s: OutlierSettings): Outcome {
   if (
@@ -89,7 +98,8 @@ export function onSiblingSuccess(r: OutlierRecord, now: number, s: OutlierSettin
     r.consecutive < s.consecutiveFailures ||
     isEjected(r, now) ||
     r.lastFailureAt === null ||
-    now - r.lastFailureAt >= s.siblingWindowMs
+    now - r.lastFailureAt >= s.siblingWindowMs ||
+    (r.ejectedUntil !== null && r.lastFailureAt <= r.ejectedUntil)
   ) {
     return { record: r, ejectMs: null };
   }
@@ -132,6 +142,8 @@ export class OutlierDetector {
   private readonly byProvider = new Map<string, Map<string, OutlierRecord>>();
   /** provider -> connection -> time of its last success. */
   private readonly lastSuccess = new Map<string, Map<string, number>>();
+  /** connection -> successes in a row since its last 5xx / transport failure. */
+  private readonly streaks = new Map<string, number>();
 
   constructor(private readonly settings: () => OutlierSettings) {}
 
@@ -149,6 +161,33 @@ export class OutlierDetector {
     return false;
   }
 
+  /**
+   * Is another connection of `provider` steadily succeeding: succeeding as above, with at least
+   * STEADY_SUCCESSES in a row? The breaker's evidence rule asks this: a failure while a sibling
+   * is steady is that connection's problem; a failure while siblings flap is the provider's.
+   */
+  siblingSteady(provider: string, connectionId: string, now: number): boolean {
+    const successes = this.lastSuccess.get(provider);
+    if (successes === undefined) return false;
+    const window = this.settings().siblingWindowMs;
+    const recs = this.byProvider.get(provider);
+    for (const [id, at] of successes) {
+      if (id === connectionId || now - at >= window || (this.streaks.get(id) ?? 0) < STEADY_SUCCESSES) continue;
+      const r = recs?.get(id);
+      if (r === undefined || (r.consecutive === 0 && !isEjected(r, now))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Back from an ejection with its streak unbroken (no success since): the next call tests it.
+   * Hot path: one map read when the provider has no failing connection.
+   */
+  onProbation(provider: string, connectionId: string, now: number): boolean {
+    const r = this.byProvider.get(provider)?.get(connectionId);
+    return r !== undefined && r.ejectedUntil !== null && r.ejectedUntil <= now && r.consecutive >= this.settings().consecutiveFailures;
+  }
+
   lastSuccessAt(provider: string, connectionId: string): number | null {
     return this.lastSuccess.get(provider)?.get(connectionId) ?? null;
   }
@@ -161,6 +200,7 @@ export class OutlierDetector {
   onFailure(provider: string, connectionId: string, siblingSucceeding: boolean, now: number): Ejection | null {
     let recs = this.byProvider.get(provider);
     if (recs === undefined) this.byProvider.set(provider, (recs = new Map()));
+    this.streaks.delete(connectionId);
     const out = onOutlierFailure(recs.get(connectionId) ?? CLEAN_OUTLIER, now, siblingSucceeding, this.settings());
     recs.set(connectionId, out.record);
     return out.ejectMs !== null ? { connectionId, ms: out.ejectMs, record: out.record } : null;
@@ -174,6 +214,7 @@ export class OutlierDetector {
     let successes = this.lastSuccess.get(provider);
     if (successes === undefined) this.lastSuccess.set(provider, (successes = new Map()));
     successes.set(connectionId, now);
+    this.streaks.set(connectionId, (this.streaks.get(connectionId) ?? 0) + 1);
     const recs = this.byProvider.get(provider);
     if (recs === undefined) return NONE;
     const s = this.settings();
@@ -208,6 +249,7 @@ export class OutlierDetector {
   /** The connection is gone (or changed provider). */
   forget(connectionId: string): void {
     this.clear(connectionId);
+    this.streaks.delete(connectionId);
     for (const [p, successes] of this.lastSuccess) {
       if (successes.delete(connectionId) && successes.size === 0) this.lastSuccess.delete(p);
     }

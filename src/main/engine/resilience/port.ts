@@ -58,6 +58,14 @@ export interface ResiliencePort {
    * breaker is open it returns at once without looking at the targets.
    */
   orderForProbe(targets: Target[], now: number): Target[];
+  /**
+   * Every target of a request was excluded. When some of them are out only on a guess of ours —
+   * a model rate-limit backoff the upstream gave no time for, or an outlier ejection — returns the
+   * one to probe now (at most one probe per connection per base cooldown, never within a base
+   * cooldown of its last failure), else null. Known exclusions (an upstream hint, a terminal
+   * state, the breaker, the window gate) are never probed.
+   */
+  lastResort(targets: readonly Target[], now: number): Target | null;
   /** Right before dispatch: claims the single HALF_OPEN probe. null = go; an Exclusion = skip. */
   beginAttempt(target: Target, now: number): Exclusion | null;
   onSuccess(target: Target, now: number, info: { ttfbMs: number | null }): void;

@@ -39,6 +39,9 @@ export interface ResilienceDeps {
   log?: Logger;
 }
 
+/** Retry-After for a request that finds a connection's probation call in flight. */
+const PROBATION_RETRY_MS = 1_000;
+
 /** How often a success may write lastUsedAt when nothing else about the connection changed. */
 const LAST_USED_PERSIST_MS = 60_000;
 
@@ -147,6 +150,14 @@ export function createResilience(deps: ResilienceDeps): Resilience {
   const gate = new ProviderCooldownGate(gateProfile, changed);
   const lockouts = new ModelLockouts(changed);
   const outliers = new OutlierDetector(outlierSettings);
+  /**
+   * A connection back from an outlier ejection with its failure streak unbroken is on probation:
+   * one call at a time tests it until one succeeds (connection id -> the attempt testing it), so
+   * a key that is still bad costs one call per ejection period even under concurrent load.
+   */
+  const probation = new Map<string, Target>();
+  /** When each connection was last probed as a last resort (lastResort). */
+  const lastResortAt = new Map<string, number>();
 
   // Stampede protection (R-CC-14): every dispatched attempt gets a sequence number; a connection
   // remembers the number current when its cooldown was last set. A failure of an attempt numbered
@@ -242,16 +253,17 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     const own = prev !== undefined && prev.origin === 'rate_limit' ? prev : undefined;
     const running = prev !== undefined && prev.expiresAt > now;
     const concurrent = mySeq !== null ? own !== undefined && mySeq <= own.seq : running;
+    const delay = retryDelayFor(conn, c);
     const out = rateLimitCooldown(
       { until: prev?.expiresAt ?? null, level: own?.backoffLevel ?? 0 },
-      { now, delay: retryDelayFor(conn, c), concurrent },
+      { now, delay, concurrent },
       cooldownSettings(conn),
     );
     if (out === null || out.state.until === null) return;
     const failureCount = own === undefined || now >= own.forgetAt ? 1 : concurrent ? own.failureCount : own.failureCount + 1;
     lockouts.setCooldown(
       { provider: conn.provider, connectionId: conn.id, model: target.model },
-      { scope, reason: c.reason, status: c.status, until: out.state.until, backoffLevel: out.state.level, failureCount, seq },
+      { scope, reason: c.reason, status: c.status, until: out.state.until, backoffLevel: out.state.level, failureCount, seq, guessed: delay.source === 'backoff' },
       now,
     );
   };
@@ -290,6 +302,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
   const marked = new WeakMap<Target, string>();
 
   const onFailure = (target: Target, f: UpstreamFailure, now: number): AttemptVerdict => {
+    endProbation(target);
     const pre = marked.get(target);
     if (pre !== undefined) {
       marked.delete(target);
@@ -303,11 +316,12 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     attemptSeq.delete(target);
     const v = settings.values;
 
-    // Evidence rule: a failure while a sibling connection of the provider is succeeding is that
-    // connection's problem (outlier ejection), not the provider's.
+    // Evidence rule: a failure while a sibling connection of the provider is steadily succeeding
+    // is that connection's problem (outlier ejection), not the provider's; while siblings fail
+    // too, or only flap between failures and single successes, it is the provider's.
     const siblingSucceeding = c.outlier ? outliers.siblingSucceeding(conn.provider, conn.id, now) : false;
     const connections = c.tripsBreaker || c.countsForWindowGate ? usableConnections(conn.provider) : 0;
-    const providerWide = connections <= 1 || !siblingSucceeding;
+    const providerWide = connections <= 1 || !(siblingSucceeding && outliers.siblingSteady(conn.provider, conn.id, now));
     // §1: only provider-level, provider-wide failures reach the breaker; anything else frees a probe it held.
     if (c.tripsBreaker) breakers.recordFailure(target, c.status, now, { connections, evidence: providerWide });
     else breakers.release(target);
@@ -440,7 +454,18 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       });
     }
     if (lockouts.size > 0) ex = widen(ex, lockouts.exclusion(conn.provider, conn.id, target.model, now));
+    if (probation.size > 0 && ex === null) {
+      const holder = probation.get(conn.id);
+      if (holder !== undefined && holder !== target) {
+        return { reason: 'cooling_down', until: now + PROBATION_RETRY_MS, detail: 'back from an outlier ejection: one call is testing it', cause: 'outlier_probation' };
+      }
+    }
     return ex;
+  };
+
+  /** Ends the probation claim this attempt holds, if any. */
+  const endProbation = (target: Target) => {
+    if (probation.size > 0 && probation.get(target.conn.id) === target) probation.delete(target.conn.id);
   };
 
   const providersKnown = (): Set<string> => {
@@ -463,6 +488,8 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       lockouts.forgetConnection(id);
       cooldownSeq.delete(id);
       lastUsedPersisted.delete(id);
+      lastResortAt.delete(id);
+      probation.delete(id);
     }
   });
   settings.onChange((keys) => {
@@ -478,9 +505,53 @@ export function createResilience(deps: ResilienceDeps): Resilience {
 
     orderForProbe,
 
+    lastResort(targets, now) {
+      const v = settings.values;
+      let best: Target | null = null;
+      let bestUntil = Infinity;
+      for (const t of targets) {
+        const conn = t.conn;
+        const h = conn.health;
+        if (!conn.enabled || isTerminalStatus(h.testStatus)) continue;
+        // The breaker and the window gate have their own probe; never around them.
+        if (breakers.exclusion(conn.provider, conn.id, now) || (v['providerCooldown.enabled'] && gate.exclusion(conn.provider, now))) continue;
+        if (now - (lastResortAt.get(conn.id) ?? -Infinity) < cooldownSettings(conn).baseMs) continue;
+        let until = 0;
+        if (h.rateLimitedUntil !== null && h.rateLimitedUntil > now) {
+          // Only an ejection is our guess; a cooldown set by the account's own answer is known.
+          // (Read from the detector: a straggler's error may have overwritten lastErrorType since.)
+          const r = outliers.record(conn.provider, conn.id);
+          if (r.ejectedUntil === null || r.ejectedUntil < h.rateLimitedUntil || r.lastFailureAt === null) continue;
+          if (now - r.lastFailureAt < outlierSettings().baseEjectionMs) continue;
+          until = h.rateLimitedUntil;
+        }
+        let soft = true;
+        for (const e of lockouts.size > 0 ? lockouts.covering(conn.provider, conn.id, t.model, now) : []) {
+          if (e.origin !== 'rate_limit' || e.guessed !== true || now - e.lockedAt < cooldownSettings(conn).baseMs) soft = false;
+          else until = Math.max(until, e.expiresAt);
+        }
+        if (!soft || until === 0) continue;
+        if (until < bestUntil) {
+          best = t;
+          bestUntil = until;
+        }
+      }
+      if (best) lastResortAt.set(best.conn.id, now);
+      return best;
+    },
+
     beginAttempt(target, now) {
       const ex = breakers.beginAttempt(target, now);
       if (ex) return ex;
+      const conn = target.conn;
+      if (outliers.onProbation(conn.provider, conn.id, now)) {
+        const holder = probation.get(conn.id);
+        if (holder !== undefined && holder !== target) {
+          breakers.release(target);
+          return { reason: 'cooling_down', until: now + PROBATION_RETRY_MS, detail: 'back from an outlier ejection: one call is testing it', cause: 'outlier_probation' };
+        }
+        probation.set(conn.id, target);
+      }
       attemptSeq.set(target, ++seq);
       return null;
     },
@@ -488,6 +559,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     onSuccess(target, now) {
       const conn = target.conn;
       attemptSeq.delete(target);
+      endProbation(target);
       breakers.recordSuccess(target, now);
       gate.recordSuccess(conn.provider);
       if (lockouts.size > 0) lockouts.onSuccess(conn.provider, conn.id, target.model, now);
@@ -510,6 +582,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
 
     onAbandon(target) {
       attemptSeq.delete(target);
+      endProbation(target);
       breakers.release(target);
     },
 

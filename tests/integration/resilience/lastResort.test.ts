@@ -1,0 +1,90 @@
+// Exclusions that are only a guess of ours never turn a servable request into an error (issue 9):
+// when every target is excluded and one is out only on our own backoff (a 429 without any upstream
+// hint) or an outlier ejection, the request probes it once, rationed per connection; an exclusion
+// the upstream declared (Retry-After) is never probed. And a key back from an ejection is tested
+// by one call at a time, so a key that is still bad costs one call per ejection period.
+import { describe, expect, it } from 'vitest';
+import { anthropicMessage } from '../../support/fakeUpstream';
+import { ask, keysSeen, rateLimited, rigPerTest, unavailable } from './support';
+
+const K1 = 'sk-ant-key-1111111111111';
+const K2 = 'sk-ant-key-2222222222222';
+
+describe('last-resort probe and probation', () => {
+  const { fake, startRig } = rigPerTest();
+
+  it('a key held back only by our own 429 backoff is probed once its base cooldown has passed, instead of failing the request', async () => {
+    const r = await startRig();
+    await r.add('Only', K1);
+    // Hint-less 429s: the key rests this model 3 s, then 6 s (backoff level 2).
+    fake.script({ key: K1 }, [rateLimited(), rateLimited(), { json: anthropicMessage('claude-x') }]);
+    expect((await ask(r.client)).status).toBe(429);
+    // Within the base cooldown of that 429 nothing is sent: the client hears the truth.
+    expect(await ask(r.client)).toMatchObject({ status: 503, code: 'all_targets_cooling_down' });
+    expect(fake.requests).toHaveLength(1);
+    r.clock.advance(3_000);
+    expect((await ask(r.client)).status).toBe(429); // the 3 s lock ended; the key is still limited: 6 s now
+    r.clock.advance(3_000);
+    // 3 s into a 6 s guess: the request probes the key rather than fail, and the key has recovered.
+    expect((await ask(r.client)).status).toBe(200);
+    expect(fake.requests).toHaveLength(3);
+    const log = (await r.t.api.listLogs({ limit: 1 })).entries[0]!;
+    expect(log.status).toBe(200);
+    expect(log.skipped.map((s) => s.reason)).toEqual(['model_lockout']);
+    // The probe's success lifted the lock: the next request goes straight through.
+    expect((await ask(r.client)).status).toBe(200);
+  });
+
+  it('a probe is rationed: one per base cooldown per key, however many requests arrive', async () => {
+    const r = await startRig();
+    await r.add('Only', K1);
+    fake.script({ key: K1 }, [rateLimited()]);
+    await ask(r.client);
+    r.clock.advance(3_000);
+    await ask(r.client); // level 2: locked 6 s
+    r.clock.advance(3_000);
+    const before = fake.requests.length;
+    expect((await ask(r.client)).status).toBe(429); // the probe: still limited (level 3 now)
+    expect(fake.requests.length).toBe(before + 1);
+    for (let i = 0; i < 5; i++) expect((await ask(r.client)).code).toBe('all_targets_cooling_down');
+    expect(fake.requests.length).toBe(before + 1);
+  });
+
+  it('an exclusion the upstream declared is never probed: Retry-After is kept to the second', async () => {
+    const r = await startRig();
+    await r.add('Only', K1);
+    fake.script({ key: K1 }, [rateLimited({ 'retry-after': '60' }), { json: anthropicMessage('claude-x') }]);
+    expect((await ask(r.client)).status).toBe(429);
+    r.clock.advance(30_000);
+    const answer = await ask(r.client);
+    expect(answer).toMatchObject({ status: 503, code: 'all_targets_cooling_down', retryAfter: '30' });
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('a key back from an ejection is tested by one call at a time: a concurrent request goes to the healthy key', async () => {
+    const r = await startRig();
+    const c1 = await r.add('Key 1', K1, { priority: 1 });
+    await r.add('Key 2', K2, { priority: 2 });
+    await r.t.api.patchSettings({ patch: { 'routing.strategy': 'fill-first' } });
+    fake.script({ key: K1 }, [unavailable(), unavailable()]);
+    await ask(r.client); // k1 fails, k2 serves
+    await ask(r.client); // k1 fails again while k2 succeeds: ejected 10 s
+    const ejected = (await r.t.api.listCooldowns({})).connections.find((c) => c.connectionId === c1.id)!;
+    expect(ejected.lastErrorType).toBe('outlier_ejected');
+    r.clock.advance(10_000);
+
+    // k1 is back on probation; its first call is slow, and a second request arrives meanwhile.
+    let release!: () => void;
+    const gate = new Promise<void>((res) => (release = res));
+    fake.script({ key: K1 }, [{ chunks: [{ data: JSON.stringify(anthropicMessage('claude-x')), gate }], headers: { 'content-type': 'application/json' } }]);
+    const first = ask(r.client);
+    await fake.waitFor(() => fake.requestsFor({ key: K1 }).length === 3);
+    const second = await ask(r.client);
+    expect(second.status).toBe(200);
+    expect(keysSeen(fake).slice(-1)).toEqual([K2]); // not a second call into k1
+    release();
+    expect((await first).status).toBe(200);
+    // The probation call succeeded: k1 is back in full service.
+    expect((await ask(r.client)).selected).toBe(c1.id);
+  });
+});
