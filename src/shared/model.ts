@@ -20,6 +20,8 @@ export interface KindInfo {
   defaultAuthClass: AuthClass;
   secretRequired: boolean;
   baseUrlHint: string;
+  /** Whether a new connection of this kind serves the Responses API (`/responses`) by default. */
+  defaultServesResponses: boolean;
 }
 
 export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
@@ -32,6 +34,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'apikey',
     secretRequired: true,
     baseUrlHint: 'https://api.anthropic.com (without /v1)',
+    defaultServesResponses: false,
   },
   openai: {
     kind: 'openai',
@@ -42,6 +45,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'apikey',
     secretRequired: true,
     baseUrlHint: 'https://api.openai.com/v1',
+    defaultServesResponses: true,
   },
   'openai-compatible': {
     kind: 'openai-compatible',
@@ -52,6 +56,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'apikey',
     secretRequired: false,
     baseUrlHint: 'e.g. https://api.deepseek.com/v1 (the URL that precedes /chat/completions)',
+    defaultServesResponses: false,
   },
   'anthropic-compatible': {
     kind: 'anthropic-compatible',
@@ -62,6 +67,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'apikey',
     secretRequired: false,
     baseUrlHint: 'e.g. https://api.z.ai/api/anthropic (the URL that precedes /v1/messages)',
+    defaultServesResponses: false,
   },
   local: {
     kind: 'local',
@@ -72,6 +78,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'local',
     secretRequired: false,
     baseUrlHint: 'Ollama http://127.0.0.1:11434/v1, LM Studio http://127.0.0.1:1234/v1',
+    defaultServesResponses: false,
   },
 };
 
@@ -135,6 +142,11 @@ export interface ConnectionView {
   enabled: boolean;
   models: string[];
   passthroughModels: boolean;
+  /**
+   * OpenAI protocol: the connection serves the Responses API (`/responses`), so Responses requests
+   * go there natively; off, they are translated to Chat Completions. Default on for kind `openai`.
+   */
+  servesResponses: boolean;
   maxConcurrent: number | null;
   rateLimitOverrides: RateLimitOverrides;
   rateLimitProtection: boolean;
@@ -328,7 +340,9 @@ export type SkipReason =
   | 'model_lockout'
   | 'model_not_served'
   | 'admission_rejected'
-  | 'attempt_budget';
+  | 'attempt_budget'
+  /** The request cannot be expressed in this target's protocol (a translation refused a field). */
+  | 'untranslatable';
 
 export interface SkipEntry {
   connectionId: string;
@@ -357,6 +371,10 @@ export interface AttemptEntry {
   /** Whether the proxy moved on to another connection after this attempt. */
   failedOver: boolean;
   queuedMs: number | null;
+  /** Set when the attempt was translated: inbound → upstream API shape, e.g. `anthropic-messages→openai-chat`. */
+  translated?: string | null;
+  /** Inbound fields the translation accepted but did not send, each `path: why`. */
+  dropped?: string[];
 }
 
 export interface RequestLogEntry {

@@ -50,6 +50,7 @@ export const SKIP_REASONS: Record<SkipReason, string> = {
   model_not_served: 'does not serve this model',
   admission_rejected: 'rejected by the request queue',
   attempt_budget: 'attempt budget used up',
+  untranslatable: "the request cannot be expressed in this connection's protocol",
 };
 
 export const TERMINAL_LABELS: Record<TerminalStatus, string> = {

@@ -14,6 +14,7 @@ import type { RequestLog } from '../logs/requestLog';
 import type { ResiliencePort } from '../resilience/port';
 import type { LatencyTracker } from '../routing/latencyTracker';
 import { planRoute } from '../routing/plan';
+import { inboundShapeOf } from '../routing/upstreamShape';
 import type { TargetSelector } from '../routing/selector';
 import type { Target } from '../routing/target';
 import type { SettingsService } from '../settings/settingsService';
@@ -32,6 +33,7 @@ import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
 import { RequestRecord } from './requestRecord';
 import { endWithStreamError } from './streamErrors';
+import { refusalFor } from './translation';
 import { answerUnserved, newWalk, type Walk } from './unserved';
 
 export type { InboundCall } from './inbound';
@@ -109,7 +111,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
       selector: deps.selector,
       strategy: () => ({ name: values['routing.strategy'], latencyWeight: values['p2cLatency.weight'] }),
     },
-    call.wire,
+    inboundShapeOf(call.protocol),
     model,
   );
   for (const c of plan.disabled) record.skipped.push({ connectionId: c.id, connectionName: c.name, provider: c.provider, reason: 'disabled', until: null, detail: null });
@@ -123,6 +125,17 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
   try {
     for (const target of plan.order) {
       if (request.signal.aborted) break;
+      // Can this target take the request in its protocol? (translation.ts)
+      const refusal = refusalFor(call, target);
+      if (refusal?.kind === 'estimate') {
+        walk.countTokensUnsupported = true;
+        break;
+      }
+      if (refusal) {
+        record.skip(target, refusal.skip);
+        walk.untranslatable ??= refusal.error;
+        continue;
+      }
       if (record.attempts.length >= maxAttempts) {
         record.skip(target, { reason: 'attempt_budget', until: null, detail: `${maxAttempts} attempts used` });
         continue;

@@ -48,6 +48,8 @@ interface AttemptRow {
   duration_ms: number | null;
   failed_over: number;
   queued_ms: number | null;
+  translated: string | null;
+  dropped: string | null;
 }
 
 const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
@@ -65,7 +67,20 @@ const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
   durationMs: r.duration_ms,
   failedOver: r.failed_over === 1,
   queuedMs: r.queued_ms,
+  translated: r.translated,
+  dropped: droppedList(r.dropped),
 });
+
+/** The dropped-fields column: a JSON list of strings; anything else reads as none. */
+function droppedList(text: string | null): string[] {
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 /** The entry for a row, or why it cannot be read. */
 function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { reason: string } {
@@ -110,8 +125,8 @@ export const LOG_WRITE_SQL = [
      output_tokens, skipped)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
-     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   'DELETE FROM proxy_logs WHERE started_at < ?',
   'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
   'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
@@ -170,6 +185,8 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
         a.durationMs,
         a.failedOver ? 1 : 0,
         a.queuedMs,
+        a.translated ?? null,
+        a.dropped?.length ? JSON.stringify(a.dropped) : null,
       ]);
     }
   }
