@@ -31,6 +31,8 @@ export interface ConnectionForm {
   enabled: boolean;
   models: string;
   passthroughModels: boolean;
+  /** OpenAI protocol: Responses requests go to /responses natively (else through Chat). */
+  servesResponses: boolean;
   /** provider_connections.max_concurrent: the account's real concurrency (shared-quota serialisation, fails open). */
   maxConcurrent: string;
   /** rateLimitOverrides.maxConcurrent: the strict connection-wide cap (typed errors when no slot frees). */
@@ -69,6 +71,7 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
     enabled: true,
     models: '',
     passthroughModels: true,
+    servesResponses: KIND_INFO[kind].defaultServesResponses,
     maxConcurrent: '',
     strictMaxConcurrent: '',
     modelConcurrency: [],
@@ -88,9 +91,9 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
   };
 }
 
-/** Switching kind resets the auth class to the new kind's default (the user can change it again). */
+/** Switching kind resets the auth class and the Responses switch to the new kind's defaults (the user can change them again). */
 export function withKind(f: ConnectionForm, kind: ConnectionKind): ConnectionForm {
-  return { ...f, kind, authClass: KIND_INFO[kind].defaultAuthClass };
+  return { ...f, kind, authClass: KIND_INFO[kind].defaultAuthClass, servesResponses: KIND_INFO[kind].defaultServesResponses };
 }
 
 const str = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n));
@@ -110,6 +113,7 @@ export function formFromConnection(c: ConnectionView): ConnectionForm {
     enabled: c.enabled,
     models: c.models.join('\n'),
     passthroughModels: c.passthroughModels,
+    servesResponses: c.servesResponses,
     maxConcurrent: str(c.maxConcurrent),
     strictMaxConcurrent: str(ro.maxConcurrent),
     modelConcurrency: Object.entries(ro.modelConcurrency ?? {}).map(([model, cap]) => ({ model, cap: String(cap) })),
@@ -177,6 +181,7 @@ interface Parsed {
   enabled: boolean;
   models: string[];
   passthroughModels: boolean;
+  servesResponses: boolean;
   maxConcurrent: number | undefined;
   disableCooling: boolean;
   overrides: RateLimitOverrides;
@@ -268,6 +273,7 @@ function parseForm(f: ConnectionForm, errors: FormErrors): Parsed {
     enabled: f.enabled,
     models,
     passthroughModels: f.passthroughModels,
+    servesResponses: f.servesResponses,
     maxConcurrent,
     disableCooling: f.disableCooling,
     overrides,
@@ -321,6 +327,7 @@ export function buildCreateInput(f: ConnectionForm): BuiltInput<ConnectionCreate
       enabled: p.enabled,
       models: p.models,
       passthroughModels: p.passthroughModels,
+      ...(KIND_INFO[p.kind].protocol === 'openai' ? { servesResponses: p.servesResponses } : {}),
       ...(p.maxConcurrent !== undefined ? { maxConcurrent: p.maxConcurrent } : {}),
       rateLimitOverrides: defined(p.overrides),
       disableCooling: p.disableCooling,
@@ -367,6 +374,7 @@ export function buildUpdateInput(
   if (changed('enabled')) input.enabled = now.enabled;
   if (changed('models')) input.models = now.models;
   if (changed('passthroughModels')) input.passthroughModels = now.passthroughModels;
+  if (changed('servesResponses')) input.servesResponses = now.servesResponses;
   if (changed('maxConcurrent')) input.maxConcurrent = now.maxConcurrent ?? null;
   if (changed('disableCooling')) input.disableCooling = now.disableCooling;
 
@@ -432,6 +440,7 @@ export const FORM_FIELDS = [
   'secret',
   'priority',
   'models',
+  'servesResponses',
   'maxConcurrent',
   'rateLimitOverrides',
   'providerSpecificData',
