@@ -29,8 +29,13 @@ describe('Responses client on a Chat Completions upstream', () => {
     compat = await s.t.addConnection({ name: 'Compat', kind: 'openai-compatible', provider: 'compat', baseUrl: s.fake.openaiUrl, secret: 'sk-compat-upstream-1' });
   });
 
-  it('is reached through Chat by default for an OpenAI-compatible connection', () => {
+  it('defaults servesResponses by kind: off for OpenAI-compatible, on for OpenAI, and a kind change brings its default', async () => {
     expect(compat.servesResponses).toBe(false);
+    const own = await s.t.addConnection({ name: 'Own', kind: 'openai', baseUrl: s.fake.openaiUrl, secret: 'sk-own-1', enabled: false });
+    expect(own.servesResponses).toBe(true);
+    expect((await s.t.api.updateConnection({ id: own.id, patch: { kind: 'local' } })).servesResponses).toBe(false);
+    expect((await s.t.api.updateConnection({ id: own.id, patch: { servesResponses: true } })).servesResponses).toBe(true);
+    await s.t.api.deleteConnection({ id: own.id });
   });
 
   it('streams a two-turn tool loop; the call ids survive the round trip', async () => {
