@@ -36,11 +36,12 @@ export async function startMinimalProxy(upstreamUrl: string) {
   return { url: `http://127.0.0.1:${info.port}`, stop: () => child.kill('SIGTERM') };
 }
 
-export async function startSwitchyard(env: Record<string, string> = {}) {
+/** The headless shell in its own process; `nodeArgs` go before the script (e.g. `--cpu-prof` to profile it). */
+export async function startSwitchyard(env: Record<string, string> = {}, nodeArgs: string[] = []) {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const { child, info } = await spawnJsonLine<{ managementPort: number; proxyPort: number }>(
     process.execPath,
-    ['out/main/serve.js', '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, '--ready-json'],
+    [...nodeArgs, 'out/main/serve.js', '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, '--ready-json'],
     { SWITCHYARD_LOG_LEVEL: 'warn', ...env },
   );
   const token = readFileSync(join(dataDir, 'management-token'), 'utf8').trim();
@@ -60,6 +61,8 @@ export async function startSwitchyard(env: Record<string, string> = {}) {
     proxyUrl: `http://127.0.0.1:${info.proxyPort}`,
     clientKey,
     api,
+    /** The Switchyard process (for its CPU time). */
+    pid: child.pid!,
     stop: () => {
       child.kill('SIGTERM');
       setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 500).unref();
@@ -132,4 +135,71 @@ export async function streamRuns(baseUrl: string, path: string, body: string, he
   ttfb.sort((a, b) => a - b);
   full.sort((a, b) => a - b);
   return { ttfbP50: percentile(ttfb, 50), ttfbP99: percentile(ttfb, 99), totalP50: percentile(full, 50), totalP99: percentile(full, 99) };
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux). */
+export function cpuTimeMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start at field 3; utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** USER_HZ: 100 on every Linux build Node ships for. */
+const CLOCK_TICKS = 100;
+
+export interface StreamCase {
+  name: string;
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface StreamCaseResult {
+  ttfbP50: number;
+  ttfbP99: number;
+  totalP50: number;
+  /** The proxy's CPU time per request (ms). */
+  cpuPerRequest: number;
+}
+
+/**
+ * Streams the cases against one proxy in alternating blocks of `block` requests for `rounds`
+ * rounds (so machine load drifts over both alike), measuring time to first byte, total time and
+ * the proxy process's CPU time per block.
+ */
+export async function compareStreams(baseUrl: string, pid: number, cases: StreamCase[], rounds: number, block: number): Promise<Record<string, StreamCaseResult>> {
+  const pool = new Pool(baseUrl, { connections: 1 });
+  const acc = new Map(cases.map((c) => [c.name, { ttfb: [] as number[], full: [] as number[], cpu: 0, n: 0 }]));
+  const one = async (c: StreamCase) => {
+    const t0 = performance.now();
+    const r = await pool.request({ path: c.path, method: 'POST', headers: { 'content-type': 'application/json', ...c.headers }, body: c.body });
+    let ttfb = -1;
+    for await (const _chunk of r.body) if (ttfb < 0) ttfb = performance.now() - t0;
+    if (r.statusCode !== 200) throw new Error(`${c.name}: status ${r.statusCode}`);
+    return { ttfb, full: performance.now() - t0 };
+  };
+  for (const c of cases) for (let i = 0; i < 20; i++) await one(c); // warm-up
+  for (let round = 0; round < rounds; round++) {
+    for (const c of round % 2 ? [...cases].reverse() : cases) {
+      const a = acc.get(c.name)!;
+      const cpu0 = cpuTimeMs(pid);
+      for (let i = 0; i < block; i++) {
+        const r = await one(c);
+        a.ttfb.push(r.ttfb);
+        a.full.push(r.full);
+      }
+      a.cpu += cpuTimeMs(pid) - cpu0;
+      a.n += block;
+    }
+  }
+  await pool.close();
+  const out: Record<string, StreamCaseResult> = {};
+  for (const [name, a] of acc) {
+    a.ttfb.sort((x, y) => x - y);
+    a.full.sort((x, y) => x - y);
+    out[name] = { ttfbP50: percentile(a.ttfb, 50), ttfbP99: percentile(a.ttfb, 99), totalP50: percentile(a.full, 50), cpuPerRequest: a.cpu / a.n };
+  }
+  return out;
 }

@@ -3,8 +3,11 @@
 // upstream that answers at once (pure proxy overhead) and one that takes 20 ms (closer to a real
 // provider). A bare pass-through proxy (bench/minimalProxy.ts) runs beside them as the floor any
 // extra hop costs on this machine. Targets: >= 0.9x direct req/s, < 1 ms added p99 at c=1.
+// Translation: the same 200-chunk Chat stream through Switchyard natively (a Chat client) and
+// translated (an Anthropic Messages client on the Chat upstream), alternating blocks in one run.
+// Targets: translated adds < 1 ms time to first byte and < 15 % proxy CPU per request.
 import { existsSync } from 'node:fs';
-import { load, startMinimalProxy, startSwitchyard, startUpstream, streamRuns, type RunResult } from './lib';
+import { compareStreams, load, startMinimalProxy, startSwitchyard, startUpstream, streamRuns, type RunResult } from './lib';
 
 const f = (n: number, d = 2) => n.toFixed(d);
 
@@ -92,6 +95,31 @@ async function main() {
       `stream of 200 chunks, c=1\n  ${paths
         .map((p) => `${p.name} ttfb p50 ${f(sr[p.name]!.ttfbP50)} p99 ${f(sr[p.name]!.ttfbP99)}, total p50 ${f(sr[p.name]!.totalP50)} p99 ${f(sr[p.name]!.totalP99)}`)
         .join('\n  ')}\n  switchyard vs direct: added ttfb p50 ${f(sr.switchyard!.ttfbP50 - sr.direct!.ttfbP50)} ms, total p50 ${f(sr.switchyard!.totalP50 - sr.direct!.totalP50)} ms`,
+    );
+    // Translation: native Chat → Chat against Anthropic Messages → Chat, same upstream stream.
+    const auth = { authorization: `Bearer ${sy.clientKey}` };
+    const tr = await compareStreams(
+      sy.proxyUrl,
+      sy.pid,
+      [
+        { name: 'native', path: '/v1/chat/completions', headers: auth, body: JSON.stringify({ model: 'bench/bench-stream-200', stream: true, messages: [{ role: 'user', content: 'hello' }] }) },
+        {
+          name: 'translated',
+          path: '/v1/messages',
+          headers: { ...auth, 'anthropic-version': '2023-06-01' },
+          body: JSON.stringify({ model: 'bench/bench-stream-200', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+        },
+      ],
+      6,
+      50,
+    );
+    const n = tr.native!;
+    const t = tr.translated!;
+    lines.push(
+      `translated stream (Anthropic Messages client on a Chat upstream) vs native (Chat client), 200 chunks, c=1` +
+        `\n  native     ttfb p50 ${f(n.ttfbP50)} p99 ${f(n.ttfbP99)}, total p50 ${f(n.totalP50)}, proxy CPU ${f(n.cpuPerRequest)} ms/request` +
+        `\n  translated ttfb p50 ${f(t.ttfbP50)} p99 ${f(t.ttfbP99)}, total p50 ${f(t.totalP50)}, proxy CPU ${f(t.cpuPerRequest)} ms/request` +
+        `\n  translation adds ttfb p50 ${f(t.ttfbP50 - n.ttfbP50, 3)} ms (target < 1 ms), CPU per request x${f(t.cpuPerRequest / n.cpuPerRequest)} (${f((t.cpuPerRequest / n.cpuPerRequest - 1) * 100, 1)} %, target < 15 %)`,
     );
     process.stdout.write(`\nSwitchyard proxy bench (${process.version}, ${new Date().toISOString()}, times in ms)\n${lines.join('\n')}\n`);
   } finally {

@@ -138,6 +138,8 @@ const connectionFields = {
   enabled: z.boolean().optional(),
   models: z.array(z.string().trim().min(1).max(200)).max(2_000).optional(),
   passthroughModels: z.boolean().optional(),
+  /** OpenAI protocol: serves /responses natively (default by kind: on for `openai`). */
+  servesResponses: z.boolean().optional(),
   maxConcurrent: z.number().int().min(1).max(100_000).nullable().optional(),
   rateLimitOverrides: rateLimitOverridesSchema.optional(),
   disableCooling: z.boolean().optional(),
@@ -166,6 +168,7 @@ export const connectionUpdateSchema = z
     enabled: connectionFields.enabled,
     models: connectionFields.models,
     passthroughModels: connectionFields.passthroughModels,
+    servesResponses: connectionFields.servesResponses,
     maxConcurrent: connectionFields.maxConcurrent,
     rateLimitOverrides: connectionFields.rateLimitOverrides,
     disableCooling: connectionFields.disableCooling,

@@ -20,6 +20,8 @@ export interface KindInfo {
   defaultAuthClass: AuthClass;
   secretRequired: boolean;
   baseUrlHint: string;
+  /** Whether a new connection of this kind serves the Responses API (`/responses`) by default. */
+  defaultServesResponses: boolean;
 }
 
 export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
@@ -32,6 +34,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'apikey',
     secretRequired: true,
     baseUrlHint: 'https://api.anthropic.com (without /v1)',
+    defaultServesResponses: false,
   },
   openai: {
     kind: 'openai',
@@ -42,6 +45,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'apikey',
     secretRequired: true,
     baseUrlHint: 'https://api.openai.com/v1',
+    defaultServesResponses: true,
   },
   'openai-compatible': {
     kind: 'openai-compatible',
@@ -52,6 +56,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'apikey',
     secretRequired: false,
     baseUrlHint: 'e.g. https://api.deepseek.com/v1 (the URL that precedes /chat/completions)',
+    defaultServesResponses: false,
   },
   'anthropic-compatible': {
     kind: 'anthropic-compatible',
@@ -62,6 +67,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'apikey',
     secretRequired: false,
     baseUrlHint: 'e.g. https://api.z.ai/api/anthropic (the URL that precedes /v1/messages)',
+    defaultServesResponses: false,
   },
   local: {
     kind: 'local',
@@ -72,6 +78,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'local',
     secretRequired: false,
     baseUrlHint: 'Ollama http://127.0.0.1:11434/v1, LM Studio http://127.0.0.1:1234/v1',
+    defaultServesResponses: false,
   },
   // A Claude Pro/Max account (issue 13): its secret is the encrypted OAuth token bundle, not a key.
   'claude-subscription': {
@@ -83,6 +90,7 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'oauth',
     secretRequired: true,
     baseUrlHint: 'https://api.anthropic.com (without /v1)',
+    defaultServesResponses: false,
   },
 };
 
@@ -149,6 +157,11 @@ export interface ConnectionView {
   enabled: boolean;
   models: string[];
   passthroughModels: boolean;
+  /**
+   * OpenAI protocol: the connection serves the Responses API (`/responses`), so Responses requests
+   * go there natively; off, they are translated to Chat Completions. Default on for kind `openai`.
+   */
+  servesResponses: boolean;
   maxConcurrent: number | null;
   rateLimitOverrides: RateLimitOverrides;
   rateLimitProtection: boolean;
@@ -359,7 +372,9 @@ export type SkipReason =
   | 'attempt_budget'
   | 'protocol_mismatch'
   | 'context_too_small'
-  | 'no_connection';
+  | 'no_connection'
+  /** The request cannot be expressed in this target's protocol (a translation refused a field). */
+  | 'untranslatable';
 
 export interface SkipEntry {
   connectionId: string;
@@ -394,6 +409,10 @@ export interface AttemptEntry {
   queuedMs: number | null;
   /** Every target was excluded, and this one was probed because its exclusion was only our guess. */
   lastResort?: boolean;
+  /** Set when the attempt was translated: inbound → upstream API shape, e.g. `anthropic-messages→openai-chat`. */
+  translated?: string | null;
+  /** Inbound fields the translation accepted but did not send, each `path: why`. */
+  dropped?: string[];
 }
 
 export interface RequestLogEntry {

@@ -18,6 +18,7 @@ export function connectionRecord(over: Partial<ConnectionRecord> = {}): Connecti
     enabled: true,
     models: [],
     passthroughModels: true,
+    servesResponses: true,
     maxConcurrent: null,
     rateLimitOverrides: {},
     rateLimitProtection: false,

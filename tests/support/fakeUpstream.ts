@@ -345,6 +345,103 @@ export function responsesResult(model: string, text = 'Hello from the fake upstr
   };
 }
 
+/** A tool call as the fakes script it: the id the model gives it, the tool name, the JSON arguments. */
+export interface FakeToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** A Chat completion whose answer calls tools (finish_reason tool_calls), optionally after some text. */
+export function openaiToolCompletion(model: string, calls: FakeToolCall[], text: string | null = null) {
+  return {
+    id: 'chatcmpl-fake-tools',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text,
+          tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+        },
+        finish_reason: 'tool_calls',
+      },
+    ],
+    usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 },
+  };
+}
+
+/**
+ * A Chat stream that calls tools the way OpenAI streams them: a role chunk, optional text, then per
+ * call a chunk with its id and name and its arguments split over two chunks, then finish_reason
+ * tool_calls, a usage chunk and [DONE]. `terminal: false` leaves out the finish and [DONE] (a
+ * stream cut before its end).
+ */
+export function openaiToolStream(model: string, calls: FakeToolCall[], opts: { text?: string; terminal?: boolean } = {}): Chunk[] {
+  const base = { id: 'chatcmpl-fake-tools-s', object: 'chat.completion.chunk', created: 1_700_000_000, model };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => sse(null, { ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const out: Chunk[] = [chunk({ role: 'assistant', content: opts.text ? '' : null })];
+  if (opts.text) out.push(chunk({ content: opts.text }));
+  calls.forEach((c, index) => {
+    const args = JSON.stringify(c.arguments);
+    const half = Math.floor(args.length / 2);
+    out.push(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+    out.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
+    out.push(chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
+  });
+  if (opts.terminal === false) return out;
+  out.push(chunk({}, 'tool_calls'));
+  out.push(sse(null, { ...base, choices: [], usage: { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 } }));
+  out.push(sse(null, '[DONE]'));
+  return out;
+}
+
+/** An Anthropic message whose answer calls tools (stop_reason tool_use), optionally after some text. */
+export function anthropicToolMessage(model: string, calls: FakeToolCall[], text: string | null = null) {
+  return {
+    id: 'msg_fake_tools',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [...(text ? [{ type: 'text', text }] : []), ...calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.arguments }))],
+    stop_reason: 'tool_use',
+    stop_sequence: null,
+    usage: { input_tokens: 40, output_tokens: 15 },
+  };
+}
+
+/** An Anthropic stream that calls tools: text block (optional), one tool_use block per call with input_json_delta pieces. */
+export function anthropicToolStream(model: string, calls: FakeToolCall[], text: string | null = null): Chunk[] {
+  const out: Chunk[] = [
+    sse('message_start', {
+      type: 'message_start',
+      message: { id: 'msg_fake_tools_s', type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 40, output_tokens: 1 } },
+    }),
+  ];
+  let index = 0;
+  if (text) {
+    out.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }));
+    out.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }));
+    out.push(sse('content_block_stop', { type: 'content_block_stop', index }));
+    index++;
+  }
+  for (const c of calls) {
+    const args = JSON.stringify(c.arguments);
+    const half = Math.floor(args.length / 2);
+    out.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} } }));
+    out.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: args.slice(0, half) } }));
+    out.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: args.slice(half) } }));
+    out.push(sse('content_block_stop', { type: 'content_block_stop', index }));
+    index++;
+  }
+  out.push(sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 15 } }));
+  out.push(sse('message_stop', { type: 'message_stop' }));
+  return out;
+}
+
 function defaultResponse(rec: RecordedRequest): ScriptedResponse {
   const model = rec.model ?? 'unknown';
   const stream = rec.body?.stream === true;

@@ -35,6 +35,8 @@ export interface ConnectionForm {
   enabled: boolean;
   models: string;
   passthroughModels: boolean;
+  /** OpenAI protocol: Responses requests go to /responses natively (else through Chat). */
+  servesResponses: boolean;
   /** provider_connections.max_concurrent: the account's real concurrency (shared-quota serialisation, fails open). */
   maxConcurrent: string;
   /** rateLimitOverrides.maxConcurrent: the strict connection-wide cap (typed errors when no slot frees). */
@@ -91,6 +93,7 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
     enabled: true,
     models: '',
     passthroughModels: true,
+    servesResponses: KIND_INFO[kind].defaultServesResponses,
     maxConcurrent: '',
     strictMaxConcurrent: '',
     modelConcurrency: [],
@@ -110,9 +113,9 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
   };
 }
 
-/** Switching kind resets the auth class to the new kind's default (the user can change it again). */
+/** Switching kind resets the auth class and the Responses switch to the new kind's defaults (the user can change them again). */
 export function withKind(f: ConnectionForm, kind: ConnectionKind): ConnectionForm {
-  return { ...f, kind, authClass: KIND_INFO[kind].defaultAuthClass };
+  return { ...f, kind, authClass: KIND_INFO[kind].defaultAuthClass, servesResponses: KIND_INFO[kind].defaultServesResponses };
 }
 
 const str = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n));
@@ -134,6 +137,7 @@ export function formFromConnection(c: ConnectionView): ConnectionForm {
     enabled: c.enabled,
     models: c.models.join('\n'),
     passthroughModels: c.passthroughModels,
+    servesResponses: c.servesResponses,
     maxConcurrent: str(c.maxConcurrent),
     strictMaxConcurrent: str(ro.maxConcurrent),
     modelConcurrency: Object.entries(ro.modelConcurrency ?? {}).map(([model, cap]) => ({ model, cap: String(cap) })),
@@ -201,6 +205,7 @@ interface Parsed {
   enabled: boolean;
   models: string[];
   passthroughModels: boolean;
+  servesResponses: boolean;
   maxConcurrent: number | undefined;
   disableCooling: boolean;
   overrides: RateLimitOverrides;
@@ -292,6 +297,7 @@ function parseForm(f: ConnectionForm, errors: FormErrors): Parsed {
     enabled: f.enabled,
     models,
     passthroughModels: f.passthroughModels,
+    servesResponses: f.servesResponses,
     maxConcurrent,
     disableCooling: f.disableCooling,
     overrides,
@@ -345,6 +351,7 @@ export function buildCreateInput(f: ConnectionForm): BuiltInput<ConnectionCreate
       enabled: p.enabled,
       models: p.models,
       passthroughModels: p.passthroughModels,
+      ...(KIND_INFO[p.kind].protocol === 'openai' ? { servesResponses: p.servesResponses } : {}),
       ...(p.maxConcurrent !== undefined ? { maxConcurrent: p.maxConcurrent } : {}),
       rateLimitOverrides: defined(p.overrides),
       disableCooling: p.disableCooling,
@@ -391,6 +398,7 @@ export function buildUpdateInput(
   if (changed('enabled')) input.enabled = now.enabled;
   if (changed('models')) input.models = now.models;
   if (changed('passthroughModels')) input.passthroughModels = now.passthroughModels;
+  if (changed('servesResponses')) input.servesResponses = now.servesResponses;
   if (changed('maxConcurrent')) input.maxConcurrent = now.maxConcurrent ?? null;
   if (changed('disableCooling')) input.disableCooling = now.disableCooling;
 
@@ -456,6 +464,7 @@ export const FORM_FIELDS = [
   'secret',
   'priority',
   'models',
+  'servesResponses',
   'maxConcurrent',
   'rateLimitOverrides',
   'providerSpecificData',

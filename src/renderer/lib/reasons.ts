@@ -51,9 +51,10 @@ export const SKIP_REASONS: Record<SkipReason, string> = {
   model_not_served: 'does not serve this model',
   admission_rejected: 'rejected by the request queue',
   attempt_budget: 'attempt budget used up',
-  protocol_mismatch: 'speaks the other protocol (no translation yet)',
+  protocol_mismatch: 'spoke the other protocol (before translation)',
   context_too_small: 'context window too small for this prompt',
   no_connection: 'no usable connection',
+  untranslatable: "the request cannot be expressed in this connection's protocol",
 };
 
 export const TERMINAL_LABELS: Record<TerminalStatus, string> = {

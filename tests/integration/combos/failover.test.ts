@@ -76,7 +76,7 @@ describe('combo failover', () => {
     expect(response.headers.get('x-switchyard-combo')).toBe('oa');
   });
 
-  it('skips a target of the other protocol as protocol_mismatch, and says so in the log', async () => {
+  it('a target of the other protocol serves through translation, and the log says the attempt was translated', async () => {
     const r = await comboRig(await startRig({ env: ENV }));
     const { warnings } = await r.rig.t.api.createCombo({
       name: 'mixed',
@@ -84,11 +84,11 @@ describe('combo failover', () => {
     });
     expect(warnings.join(' ')).toContain('both the Anthropic and the OpenAI protocol');
     const got = await send(r.rig.client, 'mixed');
-    expect(got).toMatchObject({ status: 200, connection: r.a.id, servedModel: 'model-x' });
-    expect(fake.requestsFor({ key: KEY_C })).toHaveLength(0);
+    expect(got).toMatchObject({ status: 200, connection: r.c.id, servedModel: 'model-z' });
+    expect(fake.requestsFor({ key: KEY_C })).toHaveLength(1);
+    expect(fake.requestsFor({ key: KEY_C })[0]!.path).toBe('/v1/chat/completions');
     const log = await r.lastLog();
-    expect(log.skipped).toEqual([expect.objectContaining({ connectionName: 'Gamma', reason: 'protocol_mismatch', model: 'model-z', target: 0 })]);
-    expect(log.combo!.order.find((o) => o.target === 0)).toMatchObject({ outcome: 'skipped', reason: 'protocol_mismatch' });
+    expect(log.attempts[0]).toMatchObject({ connectionName: 'Gamma', translated: 'anthropic-messages→openai-chat' });
   });
 
   it('a pinned target uses only its connection', async () => {

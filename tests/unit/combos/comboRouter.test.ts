@@ -74,14 +74,15 @@ describe('ComboRouter', () => {
       [a, off, other, oa, b],
     );
     const p = plan();
+    // The OpenAI-protocol target is usable: translation carries an Anthropic request to it.
     expect(p.order.map((t) => [t.combo!.index, t.conn.id, t.model])).toEqual([
       [0, 'a', 'x'],
+      [1, 'g', 'z'],
       [2, 'b', 'y'],
     ]);
     expect(p.unusable.map((u) => [u.index, u.conn?.id ?? null, u.reason])).toEqual([
       [0, 'off', 'disabled'],
       [0, 'o', 'model_not_served'],
-      [1, 'g', 'protocol_mismatch'],
       [3, null, 'no_connection'],
       [4, null, 'no_connection'],
     ]);

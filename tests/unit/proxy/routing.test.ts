@@ -17,36 +17,92 @@ describe('model resolution', () => {
   const all = [claude, glm, openai, deepseek];
 
   it('sends provider/model to that provider with the prefix stripped', () => {
-    const r = resolveTargets(all, 'glm/glm-4.6', 'anthropic');
+    const r = resolveTargets(all, 'glm/glm-4.6', 'anthropic-messages');
     expect(r.targets.map((t) => [t.conn.id, t.model, t.requestedModel])).toEqual([[glm.id, 'glm-4.6', 'glm/glm-4.6']]);
   });
 
   it('sends a bare model only to the connections that list it when any does', () => {
-    expect(resolveTargets(all, 'deepseek-chat', 'openai').targets.map((t) => t.conn.id)).toEqual([deepseek.id]);
+    expect(resolveTargets(all, 'deepseek-chat', 'openai-chat').targets.map((t) => t.conn.id)).toEqual([deepseek.id]);
   });
 
   it('sends an unlisted bare model to the connections that accept any model, on the same protocol', () => {
-    expect(resolveTargets(all, 'claude-sonnet-4-5', 'anthropic').targets.map((t) => t.conn.id)).toEqual([claude.id]);
-    expect(resolveTargets(all, 'gpt-5', 'openai').targets.map((t) => t.conn.id)).toEqual([openai.id]);
+    expect(resolveTargets(all, 'claude-sonnet-4-5', 'anthropic-messages').targets.map((t) => t.conn.id)).toEqual([claude.id]);
+    expect(resolveTargets(all, 'gpt-5', 'openai-chat').targets.map((t) => t.conn.id)).toEqual([openai.id]);
   });
 
   it('treats an unknown prefix as part of the model name', () => {
-    const r = resolveTargets(all, 'meta-llama/llama-3', 'openai');
+    const r = resolveTargets(all, 'meta-llama/llama-3', 'openai-chat');
     expect(r.targets.map((t) => [t.conn.id, t.model])).toEqual([[openai.id, 'meta-llama/llama-3']]);
   });
 
   it('explains why nothing matched', () => {
-    expect(resolveTargets([deepseek], 'gpt-5', 'openai').hint).toContain('none accepts any model');
-    expect(resolveTargets([claude], 'gpt-5', 'openai').hint).toContain('no OpenAI-protocol connection');
-    expect(resolveTargets([glm, deepseek], 'glm/glm-4.6', 'openai').hint).toContain('Anthropic protocol');
+    expect(resolveTargets([deepseek], 'gpt-5', 'openai-chat').hint).toContain('none accepts any model');
+    expect(resolveTargets([claude], 'gpt-5', 'openai-chat').hint).toContain('no OpenAI-protocol connection');
+    expect(resolveTargets([claude], 'gpt-5', 'openai-chat').hint).toContain('provider/model');
+    expect(resolveTargets([glm, deepseek], 'glm/glm-5', 'openai-chat').hint).toContain('no glm connection serves "glm-5"');
   });
 
   it('keeps disabled connections out and says so', () => {
     const off = conn({ provider: 'openai', protocol: 'openai', enabled: false });
-    const r = resolveTargets([off], 'gpt-5', 'openai');
+    const r = resolveTargets([off], 'gpt-5', 'openai-chat');
     expect(r.targets).toEqual([]);
     expect(r.disabled.map((c) => c.id)).toEqual([off.id]);
     expect(r.hint).toContain('disabled');
+  });
+});
+
+describe('model resolution across protocols', () => {
+  const claude = conn({ provider: 'anthropic', protocol: 'anthropic' });
+  const deepseek = conn({ provider: 'deepseek', kind: 'openai-compatible', protocol: 'openai', servesResponses: false });
+  const router = conn({ provider: 'router', kind: 'openai-compatible', protocol: 'openai', models: ['claude-sonnet-4-5'], passthroughModels: false, servesResponses: false });
+  const openai = conn({ provider: 'openai', protocol: 'openai', servesResponses: true });
+  const ids = (r: ReturnType<typeof resolveTargets>) => r.targets.map((t) => t.conn.id);
+
+  it('reaches a connection of the other protocol that lists the bare model, after the native ones of its priority', () => {
+    const r = resolveTargets([router, claude], 'claude-sonnet-4-5', 'anthropic-messages');
+    expect(ids(r)).toEqual([claude.id, router.id]);
+    expect(r.targets.map((t) => [t.upstream, t.translated])).toEqual([
+      ['anthropic-messages', false],
+      ['openai-chat', true],
+    ]);
+  });
+
+  it('puts a translated target of a better priority first', () => {
+    const best = { ...router, id: 'best', priority: 0 };
+    expect(ids(resolveTargets([best, claude], 'claude-sonnet-4-5', 'anthropic-messages'))).toEqual(['best', claude.id]);
+  });
+
+  it('never sends a bare model to a connection of the other protocol that only accepts any model', () => {
+    expect(ids(resolveTargets([deepseek], 'claude-sonnet-4-5', 'anthropic-messages'))).toEqual([]);
+    expect(ids(resolveTargets([claude, deepseek], 'claude-sonnet-4-5', 'anthropic-messages'))).toEqual([claude.id]);
+    expect(ids(resolveTargets([claude], 'gpt-5', 'openai-chat'))).toEqual([]);
+  });
+
+  it('sends provider/model to that provider whatever its protocol', () => {
+    const r = resolveTargets([claude, deepseek], 'deepseek/deepseek-chat', 'anthropic-messages');
+    expect(r.targets.map((t) => [t.conn.id, t.model, t.upstream])).toEqual([[deepseek.id, 'deepseek-chat', 'openai-chat']]);
+    expect(resolveTargets([claude, deepseek], 'anthropic/claude-opus-4-1', 'openai-responses').targets.map((t) => t.upstream)).toEqual(['anthropic-messages']);
+  });
+
+  it('sends Responses natively where the connection serves /responses and through Chat where it does not, native first', () => {
+    const r = resolveTargets([deepseek, openai], 'gpt-5', 'openai-responses');
+    expect(r.targets.map((t) => [t.conn.id, t.upstream, t.translated])).toEqual([
+      [openai.id, 'openai-responses', false],
+      [deepseek.id, 'openai-chat', true],
+    ]);
+    // A Chat request is native on both.
+    expect(resolveTargets([deepseek, openai], 'gpt-5', 'openai-chat').targets.every((t) => !t.translated)).toBe(true);
+  });
+
+  it('keeps native targets ahead of translated ones of the same priority while rotating each group', () => {
+    const c2 = conn({ provider: 'anthropic', protocol: 'anthropic' });
+    const r2 = { ...router, id: 'router-2' };
+    const targets = resolveTargets([router, r2, claude, c2], 'claude-sonnet-4-5', 'anthropic-messages').targets;
+    const s = new TargetSelector({ random: { next: () => 0 }, latency: new LatencyTracker(), load: () => 0, now: () => 0 });
+    const first = s.order('k', targets, 'round-robin').map((t) => t.conn.id);
+    const second = s.order('k', targets, 'round-robin').map((t) => t.conn.id);
+    expect(first).toEqual([claude.id, c2.id, router.id, 'router-2']);
+    expect(second).toEqual([c2.id, claude.id, 'router-2', router.id]);
   });
 });
 

@@ -22,6 +22,7 @@ export function connection(p: Partial<ConnectionView> = {}): ConnectionView {
     enabled: true,
     models: [],
     passthroughModels: true,
+    servesResponses: false,
     maxConcurrent: null,
     rateLimitOverrides: {},
     rateLimitProtection: false,

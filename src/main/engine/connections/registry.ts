@@ -101,6 +101,7 @@ export class ConnectionRegistry {
       enabled: input.enabled ?? true,
       models: dedupe(input.models ?? []),
       passthroughModels: input.passthroughModels ?? true,
+      servesResponses: input.servesResponses ?? info.defaultServesResponses,
       maxConcurrent: input.maxConcurrent ?? null,
       rateLimitOverrides: input.rateLimitOverrides ?? {},
       rateLimitProtection: input.rateLimitProtection ?? false,
@@ -150,6 +151,8 @@ export class ConnectionRegistry {
     next.enabled = pick(patch.enabled, cur.enabled, true);
     next.models = dedupe(pick(patch.models, cur.models, []));
     next.passthroughModels = pick(patch.passthroughModels, cur.passthroughModels, true);
+    // A new kind brings its own default unless the update says otherwise.
+    next.servesResponses = pick(patch.servesResponses, kind !== cur.kind ? info.defaultServesResponses : cur.servesResponses, info.defaultServesResponses);
     next.maxConcurrent = pick(patch.maxConcurrent, cur.maxConcurrent, null);
     next.rateLimitOverrides = pick(patch.rateLimitOverrides, cur.rateLimitOverrides, {});
     next.disableCooling = pick(patch.disableCooling, cur.disableCooling, false);
@@ -249,6 +252,7 @@ export class ConnectionRegistry {
       enabled: c.enabled,
       models: [...c.models],
       passthroughModels: c.passthroughModels,
+      servesResponses: c.servesResponses,
       maxConcurrent: c.maxConcurrent,
       rateLimitOverrides: structuredClone(c.rateLimitOverrides),
       rateLimitProtection: c.rateLimitProtection,

@@ -4,7 +4,9 @@
 // Interceptors (credential refresh, the Claude low-priority lane, status restatement, ...) may add
 // upstream headers, retry on the same connection, or rewrite an outcome, and each is testable
 // alone with a fake `next`. Committing the response to the client is not part of an attempt
-// (commit.ts); reporting outcomes to the resilience layer is the pipeline's.
+// (commit.ts); reporting outcomes to the resilience layer is the pipeline's. The innermost step is
+// the HTTP call wrapped in the translation step (translation.ts), which is a no-op for native
+// attempts and turns a translated attempt's answer into the inbound protocol's.
 import type { AttemptEntry } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
@@ -14,10 +16,10 @@ import type { Target } from '../routing/target';
 import { readBodyText, toTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/client';
 import { buildUpstreamHeaders, upstreamTarget } from '../upstream/headers';
 import type { TimeoutResolver } from '../upstream/timeouts';
-import { rewriteModel } from './body';
-import { BodyReader, type FirstChunk } from './bodyReader';
+import { BodyReader, type FirstChunk, type ResponseBody } from './bodyReader';
 import type { InboundCall } from './inbound';
 import { errorMessageFrom, leadingStreamError } from './streamErrors';
+import { translatingDispatch, upstreamRequestOf } from './translation';
 
 /** Abort reasons of a request's signal: the client went away, or an execution budget ran out. */
 export const CLIENT_GONE = new Error('client closed the connection');
@@ -43,10 +45,11 @@ export interface RelayableResponse {
 }
 
 /** A 2xx response whose first body chunk has arrived; nothing has reached the client yet. */
-export interface ReadyResponse {
+export interface ReadyResponse<R extends ResponseBody = ResponseBody> {
   status: number;
   headers: Record<string, string>;
-  reader: BodyReader;
+  /** The body commit.ts streams: the upstream's own (BodyReader) or a translated one. */
+  reader: R;
   /** The first chunk, or the end of an empty body. */
   first: Exclude<FirstChunk, { kind: 'error' }>;
   ttfbMs: number;
@@ -54,13 +57,13 @@ export interface ReadyResponse {
   firstByteAt: number;
 }
 
-export type AttemptOutcome =
-  | { kind: 'ready'; response: ReadyResponse }
+export type AttemptOutcome<R extends ResponseBody = ResponseBody> =
+  | { kind: 'ready'; response: ReadyResponse<R> }
   | { kind: 'failed'; failure: UpstreamFailure; response: RelayableResponse | null; ttfbMs: number | null }
   | { kind: 'aborted' }
   | { kind: 'execution_timeout' };
 
-export type Dispatch = (ctx: AttemptContext) => Promise<AttemptOutcome>;
+export type Dispatch<R extends ResponseBody = ResponseBody> = (ctx: AttemptContext) => Promise<AttemptOutcome<R>>;
 export type AttemptInterceptor = (next: Dispatch) => Dispatch;
 
 /** Wraps `base` in the interceptors, the first one outermost. */
@@ -88,16 +91,21 @@ const flatHeaders = (h: UpstreamResponse['headers']): Record<string, string> => 
   return out;
 };
 
-const abortedOutcome = (signal: AbortSignal): AttemptOutcome | null =>
+const abortedOutcome = (signal: AbortSignal): AttemptOutcome<BodyReader> | null =>
   !signal.aborted ? null : signal.reason === EXECUTION_EXPIRED ? { kind: 'execution_timeout' } : { kind: 'aborted' };
 
-/** The innermost dispatch: one HTTP call to the target's connection. */
+/** The innermost dispatch: the translation step around one HTTP call to the target's connection. */
 export function upstreamDispatch(deps: UpstreamCallDeps): Dispatch {
+  return translatingDispatch(deps, httpDispatch(deps));
+}
+
+/** One HTTP call: the body (native bytes or the translation) to the target's endpoint. */
+function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader> {
   return async (ctx) => {
     const { call, target, signal, stream } = ctx;
     const { conn } = target;
     const secret = deps.registry.secretOf(conn);
-    const body = target.model === call.json.model ? call.body : rewriteModel(call.body, call.json, target.model);
+    const { body, endpoint, translated } = upstreamRequestOf(call, target);
     const timeouts = deps.timeouts.of(conn);
     const headers = buildUpstreamHeaders(conn, secret, call.req.headers, { stream, hasBody: true });
     for (const k in ctx.extraHeaders) headers[k] = ctx.extraHeaders[k]!;
@@ -106,7 +114,7 @@ export function upstreamDispatch(deps: UpstreamCallDeps): Dispatch {
     let upstream: UpstreamResponse;
     try {
       upstream = await deps.upstream.request({
-        ...upstreamTarget(conn, call.endpoint),
+        ...upstreamTarget(conn, endpoint),
         method: 'POST',
         headers,
         body,
@@ -165,7 +173,8 @@ export function upstreamDispatch(deps: UpstreamCallDeps): Dispatch {
         ttfbMs,
       };
     }
-    if (first.kind === 'chunk' && stream) {
+    // (A translated stream is read into frames by the translation step, which checks them itself.)
+    if (first.kind === 'chunk' && stream && !translated) {
       const streamErr = leadingStreamError(first.chunk, deps.redactor);
       if (streamErr) {
         reader.destroy();

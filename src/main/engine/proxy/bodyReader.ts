@@ -1,7 +1,8 @@
 // The body of one upstream response, owned from the moment the response arrives: listeners stay
 // attached for its whole life, so an 'end' or 'error' that fires between reading the first chunk
-// and committing the response is never lost. Until it is piped to the client, it holds the first
-// chunk (and anything after it) back, so a stream that dies early can still fail over.
+// and committing the response is never lost. Until it is handed to a consumer (the client pipe,
+// a translating stream, a bounded read), it holds the first chunk (and anything after it) back,
+// so a stream that dies early can still fail over.
 import type { ServerResponse } from 'node:http';
 import type { UpstreamResponse } from '../upstream/client';
 import type { UsageTap } from '../upstream/usage';
@@ -9,13 +10,34 @@ import type { UsageTap } from '../upstream/usage';
 export type FirstChunk = { kind: 'chunk'; chunk: Buffer } | { kind: 'end' } | { kind: 'error'; error: unknown };
 export type PumpResult = { ok: true } | { ok: false; error: unknown };
 
-export class BodyReader {
+/**
+ * What commit.ts streams to the client: the upstream body as is (BodyReader), or a body derived
+ * from it (a translated stream or answer, translatedBody.ts).
+ */
+export interface ResponseBody {
+  /** Streams `first` (the first upstream chunk, when the body has not read it itself) and the rest to the client. */
+  pipeTo(res: ServerResponse, first: Buffer | null, tap: UsageTap): Promise<PumpResult>;
+  destroy(): void;
+  /** Token usage when the body knows it better than the byte tap on what was written (translated bodies). */
+  usage?(): { inputTokens: number | null; outputTokens: number | null };
+}
+
+/** Receives the body's chunks once handed over. `data` returning false pauses the body until `resume()`. */
+export interface ChunkConsumer {
+  data(c: Buffer): boolean;
+  end(): void;
+  error(e: unknown): void;
+}
+
+export type ReadAllResult = { ok: true; body: Buffer } | { ok: false; error: unknown } | { ok: false; tooLarge: true };
+
+export class BodyReader implements ResponseBody {
   private firstWaiter: ((f: FirstChunk) => void) | null = null;
   private firstSeen: FirstChunk | null = null;
   private pending: Buffer[] = [];
   private ended = false;
   private error: unknown = null;
-  private sink: { res: ServerResponse; tap: UsageTap; done: (r: PumpResult) => void } | null = null;
+  private consumer: ChunkConsumer | null = null;
 
   constructor(private readonly body: UpstreamResponse['body']) {
     body.on('data', (c: Buffer) => this.onData(c));
@@ -45,29 +67,44 @@ export class BodyReader {
       this.settleFirst({ kind: 'chunk', chunk: c });
       return;
     }
-    if (!this.sink) {
+    if (!this.consumer) {
       this.body.pause();
       this.pending.push(c);
       return;
     }
-    this.sink.tap.push(c);
-    if (!this.sink.res.write(c)) this.body.pause();
+    if (!this.consumer.data(c)) this.body.pause();
   }
 
   private onEnd() {
     this.ended = true;
     this.settleFirst({ kind: 'end' });
-    if (this.sink) {
-      this.sink.res.end();
-      this.sink.done({ ok: true });
-    }
+    this.consumer?.end();
   }
 
   private onError(e: unknown) {
     if (this.ended || this.error !== null) return;
     this.error = e;
     this.settleFirst({ kind: 'error', error: e });
-    this.sink?.done({ ok: false, error: e });
+    this.consumer?.error(e);
+  }
+
+  /**
+   * Hands the rest of the body to `consumer`: `head` (if given) and the chunks held back so far
+   * first, then the end or error if it already happened, else the body resumes.
+   */
+  consume(consumer: ChunkConsumer, head: Buffer | null = null): void {
+    this.consumer = consumer;
+    let ok = true;
+    const held = head ? [head, ...this.pending] : this.pending;
+    this.pending = [];
+    for (const c of held) ok = consumer.data(c) && ok;
+    if (this.error !== null) return consumer.error(this.error);
+    if (this.ended) return consumer.end();
+    if (ok) this.body.resume();
+  }
+
+  resume(): void {
+    this.body.resume();
   }
 
   /** Streams the first chunk and the rest of the body to the client with backpressure. */
@@ -90,19 +127,52 @@ export class BodyReader {
       };
       res.on('drain', onDrain);
       res.once('close', onResClose);
-      this.sink = { res, tap, done };
-      let ok = true;
-      for (const c of first ? [first, ...this.pending] : this.pending) {
-        tap.push(c);
-        ok = res.write(c) && ok;
-      }
-      this.pending = [];
-      if (this.error !== null) return done({ ok: false, error: this.error });
-      if (this.ended) {
-        res.end();
-        return done({ ok: true });
-      }
-      if (ok) this.body.resume();
+      this.consume(
+        {
+          data: (c) => {
+            tap.push(c);
+            return res.write(c);
+          },
+          end: () => {
+            res.end();
+            done({ ok: true });
+          },
+          error: (e) => done({ ok: false, error: e }),
+        },
+        first,
+      );
+    });
+  }
+
+  /** Reads the whole body (first chunk included) up to `limit` bytes; past it the body is dropped. */
+  readAll(first: Buffer | null, limit: number): Promise<ReadAllResult> {
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let settled = false;
+      const done = (r: ReadAllResult) => {
+        if (settled) return;
+        settled = true;
+        resolve(r);
+      };
+      this.consume(
+        {
+          data: (c) => {
+            if (settled) return true;
+            size += c.length;
+            if (size > limit) {
+              done({ ok: false, tooLarge: true });
+              this.destroy();
+              return false;
+            }
+            chunks.push(c);
+            return true;
+          },
+          end: () => done({ ok: true, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }),
+          error: (e) => done({ ok: false, error: e }),
+        },
+        first,
+      );
     });
   }
 
@@ -110,4 +180,3 @@ export class BodyReader {
     if (!this.body.destroyed) this.body.destroy();
   }
 }
-

@@ -22,6 +22,6 @@ export async function commitResponse(call: InboundCall, target: Target, ready: R
   res.writeHead(ready.status, out);
   const tap = new UsageTap();
   const piped = await ready.reader.pipeTo(res, ready.first.kind === 'chunk' ? ready.first.chunk : null, tap);
-  const usage = tap.result();
+  const usage = ready.reader.usage?.() ?? tap.result();
   return piped.ok ? { completed: true, ...usage } : { completed: false, ...usage, error: piped.error };
 }

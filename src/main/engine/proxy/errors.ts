@@ -6,6 +6,7 @@ import type { InboundProtocol } from '../../../shared/model';
 export type ProxyErrorCode =
   | 'invalid_json'
   | 'invalid_request'
+  | 'untranslatable_request'
   | 'missing_model'
   | 'model_not_found'
   | 'invalid_client_key'

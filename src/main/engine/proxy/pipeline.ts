@@ -19,6 +19,7 @@ import { ModelCatalog } from '../routing/combos/modelCatalog';
 import { decideWait } from '../routing/combos/waitPolicy';
 import type { LatencyTracker } from '../routing/latencyTracker';
 import { planRoute, type RoutePlan } from '../routing/plan';
+import { inboundShapeOf } from '../routing/upstreamShape';
 import type { TargetSelector } from '../routing/selector';
 import type { Target } from '../routing/target';
 import type { SettingsService } from '../settings/settingsService';
@@ -37,6 +38,7 @@ import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
 import { RequestRecord } from './requestRecord';
 import { endWithStreamError } from './streamErrors';
+import { refusalFor } from './translation';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 
 export type { InboundCall } from './inbound';
@@ -119,7 +121,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
       strategy: () => ({ name: values['routing.strategy'], latencyWeight: values['p2cLatency.weight'] }),
       combos: deps.combos,
     },
-    call.wire,
+    inboundShapeOf(call.protocol),
     model,
     { json: call.json, bodyBytes: call.body.length },
   );
@@ -171,6 +173,18 @@ async function walkTargets(
   const maxAttempts = plan.combo?.options.maxAttempts ?? deps.settings.values['proxy.maxAttempts'];
   for (const target of plan.order) {
     if (request.signal.aborted) return 'stop';
+    // Can this target take the request in its protocol? (translation.ts)
+    const refusal = refusalFor(call, target);
+    if (refusal?.kind === 'estimate') {
+      walk.countTokensUnsupported = true;
+      return 'stop';
+    }
+    if (refusal) {
+      record.skip(target, refusal.skip);
+      walk.untranslatable ??= refusal.error;
+      walk.spent.add(target);
+      continue;
+    }
     if (walk.roundAttempts >= maxAttempts) {
       record.skip(target, { reason: 'attempt_budget', until: null, detail: `${maxAttempts} attempts used` });
       continue;

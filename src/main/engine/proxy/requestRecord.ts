@@ -12,6 +12,7 @@ import type { RelayableResponse } from './attempt';
 import type { CommitResult } from './commit';
 import { ProxyError, sendProxyError } from './errors';
 import type { InboundCall } from './inbound';
+import { StreamFailure } from './translatedBody';
 
 export interface RecordDeps {
   clock: Clock;
@@ -175,8 +176,15 @@ export class RequestRecord {
     e.inputTokens = r.inputTokens;
     e.outputTokens = r.outputTokens;
     if (!r.completed) {
-      e.errorCode = 'stream_interrupted';
-      e.errorMessage = 'the response stream ended early';
+      // A translated stream says why (stream_truncated, upstream_stream_error); others were cut.
+      const why = r.error instanceof StreamFailure ? r.error : null;
+      e.errorCode = why?.code ?? 'stream_interrupted';
+      e.errorMessage = why?.message ?? 'the response stream ended early';
+      const a = this.lastAttempt;
+      if (a && why) {
+        a.errorCode = why.code;
+        a.errorMessage = why.message.slice(0, 500);
+      }
     }
     this.append(e);
   }

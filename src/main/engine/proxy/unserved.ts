@@ -3,6 +3,7 @@
 // attempted — why every target was excluded (R-DBG-01..03). Every answer that could succeed later
 // carries a truthful Retry-After: the soonest moment any of the request's targets is eligible again.
 import type { AdmissionError } from '../admission/port';
+import type { CodecError } from '../codecs';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { AttemptVerdict, Exclusion, ResiliencePort, UpstreamFailure } from '../resilience/port';
@@ -35,6 +36,8 @@ export interface Walk {
   waitRefused: WaitRefusal | null;
   /** The context-length rule: after "prompt is too long", only larger windows. */
   context: ContextFallback;
+  /** The first target whose protocol could not express the request, and why (translation.ts). */
+  untranslatable?: CodecError;
 }
 
 export const newWalk = (catalog: ModelCatalog): Walk => ({
@@ -136,8 +139,13 @@ export function answerUnserved(deps: UnservedDeps, record: RequestRecord, plan: 
     return record.fail(new ProxyError(a.status, a.code, a.message, { retryAfterMs: a.retryAfterMs }));
   }
 
-  // Nothing was attempted: every target was excluded.
+  // Nothing was attempted. Targets that cannot take the request are a 400 naming the field, unless
+  // another target is only waiting out a timer (then the request may succeed later).
   const { exclusions } = walk;
+  if (walk.untranslatable && !exclusions.some((e) => e.ex.until !== null)) {
+    const e = walk.untranslatable;
+    return record.fail(new ProxyError(400, e.code, `${e.message} (field ${e.field}; no connection that serves "${record.model}" can express it)`, { param: e.field }));
+  }
   const secondsLeft = (ex: Exclusion) => (ex.until !== null ? Math.max(0, Math.ceil((ex.until - now) / 1000)) : null);
   const diagnostics = {
     excluded: exclusions.map(({ target, ex }) => ({

@@ -3,10 +3,12 @@
 // `combo/<name>`, or a model-pattern mapping), then `provider/model`, then a bare model. A combo
 // route is expanded and ranked by its strategy (combos/comboRouter.ts); otherwise model
 // resolution decides who may serve and the selector who goes first.
-import type { ComboOptions, ComboStrategy, WireProtocol } from '../../../shared/model';
+import type { ComboOptions, ComboStrategy } from '../../../shared/model';
+import type { ApiShape } from '../streams/shape';
 import type { ConnectionRecord } from '../store/connectionsRepo';
 import type { ComboRouter, RequestShape, UnusableTarget } from './combos/comboRouter';
 import { resolveTargets } from './resolve';
+import { wireOfShape } from './upstreamShape';
 import type { SelectionStrategy, TargetSelector } from './selector';
 import type { Target } from './target';
 
@@ -39,7 +41,12 @@ export interface PlanDeps {
   combos?: ComboRouter;
 }
 
-export function planRoute(deps: PlanDeps, wire: WireProtocol, model: string, request?: RequestShape): RoutePlan {
+/**
+ * `inbound` is the request's API shape (routing/upstreamShape.ts `inboundShapeOf`). A combo's
+ * targets may speak either protocol: translation (proxy/translation.ts) carries the request.
+ */
+export function planRoute(deps: PlanDeps, inbound: ApiShape, model: string, request?: RequestShape): RoutePlan {
+  const wire = wireOfShape(inbound);
   const combo = deps.combos?.plan(wire, model, request ?? { json: {}, bodyBytes: 0 });
   if (combo) {
     const c = combo.match.combo;
@@ -50,9 +57,9 @@ export function planRoute(deps: PlanDeps, wire: WireProtocol, model: string, req
       combo: { id: c.id, name: c.name, strategy: c.strategy, via: combo.match.via, pattern: combo.match.pattern, options: c.options, unusable: combo.unusable },
     };
   }
-  const resolution = resolveTargets(deps.connections(), model, wire);
+  const resolution = resolveTargets(deps.connections(), model, inbound);
   if (resolution.targets.length === 0) return { order: [], disabled: resolution.disabled, hint: resolution.hint, combo: null };
   const s = deps.strategy();
-  const order = deps.selector.order(`${wire}|${model}`, resolution.targets, s.name, s.latencyWeight);
+  const order = deps.selector.order(`${inbound}|${model}`, resolution.targets, s.name, s.latencyWeight);
   return { order, disabled: resolution.disabled, hint: null, combo: null };
 }

@@ -1,9 +1,17 @@
-// Model resolution: which connections may serve a requested model on an inbound protocol.
-//   "provider/model"  -> that provider's connections, upstream model "model"
-//   "model"           -> connections that list it; if none lists it, passthrough connections
-import type { WireProtocol } from '../../../shared/model';
+// Model resolution: which connections may serve a requested model for an inbound API shape.
+//   "provider/model"  -> that provider's connections that serve "model" (listed, or any model),
+//                        whatever protocol they speak; upstream model "model"
+//   "model"           -> connections of the inbound protocol that list it, or, if none lists it,
+//                        those of the inbound protocol that accept any model; plus connections of
+//                        the other protocol that list it explicitly (reached through translation)
+// A connection of the other protocol that accepts any model does not serve a bare model: a model
+// id belongs to its vendor's family (a Claude Code request for `claude-sonnet-4-5` is not for a
+// DeepSeek key), so it is reached by listing the model or by `provider/model`. At equal priority,
+// native targets come before translated ones; the selector keeps that split (selector.ts).
 import type { ConnectionRecord } from '../store/connectionsRepo';
+import type { ApiShape } from '../streams/shape';
 import type { Target } from './target';
+import { upstreamShapeFor, wireOfShape } from './upstreamShape';
 
 export interface Resolution {
   targets: Target[];
@@ -14,46 +22,47 @@ export interface Resolution {
 }
 
 const serves = (c: ConnectionRecord, model: string) => c.passthroughModels || c.models.includes(model);
+const protocolName = (p: ConnectionRecord['protocol']) => (p === 'anthropic' ? 'Anthropic' : 'OpenAI');
 
-export function resolveTargets(
-  connections: readonly ConnectionRecord[],
-  requestedModel: string,
-  protocol: WireProtocol,
-): Resolution {
+export function resolveTargets(connections: readonly ConnectionRecord[], requestedModel: string, inbound: ApiShape): Resolution {
+  const wire = wireOfShape(inbound);
   const slash = requestedModel.indexOf('/');
   if (slash > 0) {
     const provider = requestedModel.slice(0, slash);
     const model = requestedModel.slice(slash + 1);
     if (model && connections.some((c) => c.provider === provider)) {
-      const matching = connections.filter((c) => c.provider === provider && c.protocol === protocol && serves(c, model));
-      return split(matching, model, requestedModel, () =>
-        connections.some((c) => c.provider === provider && c.protocol !== protocol)
-          ? `provider "${provider}" speaks the ${protocol === 'anthropic' ? 'OpenAI' : 'Anthropic'} protocol; call its endpoint instead`
-          : `no ${provider} connection serves "${model}"`,
-      );
+      const matching = connections.filter((c) => c.provider === provider && serves(c, model));
+      return split(matching, model, requestedModel, inbound, () => `no ${provider} connection serves "${model}"`);
     }
   }
-  const sameProtocol = connections.filter((c) => c.protocol === protocol);
-  const explicit = sameProtocol.filter((c) => c.models.includes(requestedModel));
-  const pool = explicit.length > 0 ? explicit : sameProtocol.filter((c) => c.passthroughModels);
-  return split(pool, requestedModel, requestedModel, () => {
-    if (sameProtocol.length === 0) {
-      return `no ${protocol === 'anthropic' ? 'Anthropic' : 'OpenAI'}-protocol connection is configured`;
+  const native = connections.filter((c) => c.protocol === wire);
+  const explicit = native.filter((c) => c.models.includes(requestedModel));
+  const nativePool = new Set(explicit.length > 0 ? explicit : native.filter((c) => c.passthroughModels));
+  // Registry order (priority, then age) is kept; split() moves translated targets after native ones.
+  const pool = connections.filter((c) => nativePool.has(c) || (c.protocol !== wire && c.models.includes(requestedModel)));
+  return split(pool, requestedModel, requestedModel, inbound, () => {
+    if (connections.length === 0) return 'no connection is configured';
+    const other = protocolName(wire === 'anthropic' ? 'openai' : 'anthropic');
+    if (native.length === 0) {
+      return `no ${protocolName(wire)}-protocol connection is configured, and no ${other}-protocol connection lists "${requestedModel}" (list it there, or ask for "provider/model")`;
     }
-    const elsewhere = connections.some((c) => c.protocol !== protocol && c.models.includes(requestedModel));
-    return elsewhere
-      ? `"${requestedModel}" is served only over the ${protocol === 'anthropic' ? 'OpenAI' : 'Anthropic'} protocol`
-      : `no connection lists "${requestedModel}" and none accepts any model`;
+    return `no connection lists "${requestedModel}" and none accepts any model (a connection of the ${other} protocol serves only the models it lists, or "provider/model")`;
   });
 }
 
-function split(pool: ConnectionRecord[], model: string, requestedModel: string, why: () => string): Resolution {
+function split(pool: ConnectionRecord[], model: string, requestedModel: string, inbound: ApiShape, why: () => string): Resolution {
   const targets: Target[] = [];
   const disabled: ConnectionRecord[] = [];
   for (const c of pool) {
-    if (c.enabled) targets.push({ conn: c, model, requestedModel });
-    else disabled.push(c);
+    if (!c.enabled) {
+      disabled.push(c);
+      continue;
+    }
+    const upstream = upstreamShapeFor(c, inbound);
+    targets.push({ conn: c, model, requestedModel, upstream, translated: upstream !== inbound });
   }
+  // Stable: within one priority, native targets first, each group in registry order.
+  targets.sort((a, b) => a.conn.priority - b.conn.priority || Number(a.translated) - Number(b.translated));
   return {
     targets,
     disabled,

@@ -36,8 +36,10 @@ export class TargetSelector {
     }
     for (let i = 0; i < targets.length; ) {
       let j = i;
+      // A group is one priority, split into native then translated targets (resolve.ts).
       const p = targets[i]!.conn.priority;
-      while (j < targets.length && targets[j]!.conn.priority === p) j++;
+      const tr = targets[i]!.translated === true;
+      while (j < targets.length && targets[j]!.conn.priority === p && (targets[j]!.translated === true) === tr) j++;
       const group = targets.slice(i, j);
       if (strategy === 'round-robin') {
         const shift = turn % group.length;

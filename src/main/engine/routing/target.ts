@@ -1,4 +1,5 @@
 // A routing target: one connection asked for one upstream model.
+import type { ApiShape } from '../streams/shape';
 import type { ConnectionRecord } from '../store/connectionsRepo';
 
 /** The combo entry a target expands (set when a combo routed the request). */
@@ -21,4 +22,12 @@ export interface Target {
   combo?: TargetCombo;
   /** Time allowed for the response headers; wins over the connection's timeout (combo targetTimeoutMs). */
   headersTimeoutMs?: number;
+  /**
+   * The API shape this target is called in (upstreamShape.ts). Resolution sets it; a target built
+   * without it (e.g. by a combo) gets its connection's shape for the inbound request at attempt time.
+   * A shape other than the inbound one means the attempt is translated (proxy/translation.ts).
+   */
+  upstream?: ApiShape;
+  /** Reached through translation: at equal priority, native targets are tried first. */
+  translated?: boolean;
 }

@@ -35,6 +35,8 @@ export interface ConnectionRecord {
   enabled: boolean;
   models: string[];
   passthroughModels: boolean;
+  /** OpenAI protocol: Responses requests go to `/responses` natively (else through Chat). */
+  servesResponses: boolean;
   maxConcurrent: number | null;
   rateLimitOverrides: RateLimitOverrides;
   rateLimitProtection: boolean;
@@ -59,6 +61,7 @@ interface Row {
   enabled: number;
   models: string;
   passthrough_models: number;
+  serves_responses: number;
   max_concurrent: number | null;
   rate_limit_overrides: string;
   rate_limit_protection: number;
@@ -131,6 +134,7 @@ function fromRow(r: Row): ConnectionRecord | { reason: string } {
     enabled: r.enabled === 1,
     models: models.value,
     passthroughModels: r.passthrough_models === 1,
+    servesResponses: r.serves_responses === 1,
     maxConcurrent: r.max_concurrent,
     rateLimitOverrides: overrides.value,
     rateLimitProtection: r.rate_limit_protection === 1,
@@ -167,6 +171,7 @@ function toParams(c: ConnectionRecord) {
     enabled: c.enabled ? 1 : 0,
     models: JSON.stringify(c.models),
     passthrough_models: c.passthroughModels ? 1 : 0,
+    serves_responses: c.servesResponses ? 1 : 0,
     max_concurrent: c.maxConcurrent,
     rate_limit_overrides: JSON.stringify(c.rateLimitOverrides),
     rate_limit_protection: c.rateLimitProtection ? 1 : 0,
@@ -206,6 +211,7 @@ const CONFIG_COLS = [
   'enabled',
   'models',
   'passthrough_models',
+  'serves_responses',
   'max_concurrent',
   'rate_limit_overrides',
   'rate_limit_protection',

@@ -49,6 +49,9 @@ interface AttemptRow {
   duration_ms: number | null;
   failed_over: number;
   queued_ms: number | null;
+  translated: string | null;
+  dropped: string | null;
+  last_resort: number;
 }
 
 const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
@@ -66,7 +69,21 @@ const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
   durationMs: r.duration_ms,
   failedOver: r.failed_over === 1,
   queuedMs: r.queued_ms,
+  translated: r.translated,
+  dropped: droppedList(r.dropped),
+  ...(r.last_resort === 1 ? { lastResort: true } : {}),
 });
+
+/** The dropped-fields column: a JSON list of strings; anything else reads as none. */
+function droppedList(text: string | null): string[] {
+  if (!text) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
 
 /** The entry for a row, or why it cannot be read. */
 function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { reason: string } {
@@ -120,8 +137,8 @@ export const LOG_WRITE_SQL = [
      output_tokens, skipped, combo)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
-     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   'DELETE FROM proxy_logs WHERE started_at < ?',
   'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
   'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
@@ -181,6 +198,9 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
         a.durationMs,
         a.failedOver ? 1 : 0,
         a.queuedMs,
+        a.translated ?? null,
+        a.dropped?.length ? JSON.stringify(a.dropped) : null,
+        a.lastResort ? 1 : 0,
       ]);
     }
   }

@@ -156,4 +156,17 @@ export const migrations: Migration[] = [
       ALTER TABLE proxy_logs ADD COLUMN combo TEXT;
     `,
   },
+  {
+    version: 4,
+    name: 'connections declare whether they serve /responses; attempts record their translation and last-resort probes',
+    // Existing connections get their kind's default: OpenAI's own API serves the Responses API,
+    // OpenAI-compatible and local servers are reached through Chat Completions.
+    sql: `
+      ALTER TABLE provider_connections ADD COLUMN serves_responses INTEGER NOT NULL DEFAULT 0;
+      UPDATE provider_connections SET serves_responses = 1 WHERE kind = 'openai';
+      ALTER TABLE proxy_log_attempts ADD COLUMN translated TEXT;
+      ALTER TABLE proxy_log_attempts ADD COLUMN dropped TEXT;
+      ALTER TABLE proxy_log_attempts ADD COLUMN last_resort INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -10,6 +10,7 @@ import { activeLockouts, breakerStateAt, liveStateOf } from '../../lib/connectio
 import { hasClaudeOptions } from '../../lib/connectionForm';
 import { formatAgo, formatMs, formatRemaining } from '../../lib/format';
 import { TERMINAL_HELP } from '../../lib/reasons';
+import { agentReach } from '../../lib/translation';
 import type { AdmissionView, BreakerView, ConnectionView, CooldownEntry } from '../../../shared/model';
 import { CLAUDE_KIND, KIND_INFO } from '../../../shared/model';
 import { ClaudeAccountPanel } from './ClaudeAccountPanel';
@@ -130,6 +131,18 @@ export function ConnectionCard({
           <dd title={conn.models.join(', ')}>
             {conn.models.length ? `${conn.models.slice(0, 3).join(', ')}${conn.models.length > 3 ? ` +${conn.models.length - 3}` : ''}` : ''}
             {conn.passthroughModels && <span className="muted">{conn.models.length ? ' · ' : ''}any model</span>}
+          </dd>
+        </div>
+        <div className="conn-agents">
+          <dt>Agents</dt>
+          <dd data-testid="connection-agents">
+            {agentReach(conn).map((r, i) => (
+              <span key={r.agent} title={`${r.agent} speaks ${r.protocol}`}>
+                {i > 0 && ' · '}
+                {r.agent} <span className={r.how === 'native' ? 'ok-text' : 'muted'}>{r.how}</span>
+                {r.note && <span className="muted"> ({r.note})</span>}
+              </span>
+            ))}
           </dd>
         </div>
         <div>

@@ -286,6 +286,14 @@ export function ConnectionDialog({
             checked={form.passthroughModels}
             onChange={(v) => set('passthroughModels', v)}
           />
+          {info.protocol === 'openai' && (
+            <Switch
+              label="Serves the Responses API (/responses)"
+              description="Codex CLI and other Responses clients are sent here natively. Off: their requests are translated to Chat Completions, which every OpenAI-compatible server has."
+              checked={form.servesResponses}
+              onChange={(v) => set('servesResponses', v)}
+            />
+          )}
           <Switch label="Enabled" description="Disabled connections are skipped by routing." checked={form.enabled} onChange={(v) => set('enabled', v)} />
         </Section>
 

@@ -9,6 +9,7 @@ import { useServerNow } from '../../hooks/useNow';
 import { formatClock, formatMs, formatRemaining } from '../../lib/format';
 import { STRATEGY_INFO } from '../../lib/comboStrategies';
 import { describeErrorType, SKIP_REASONS } from '../../lib/reasons';
+import { translationLabel } from '../../lib/translation';
 import type { ComboTrace, RequestLogEntry, SkipReason } from '../../../shared/model';
 
 const PROTOCOL_LABEL: Record<RequestLogEntry['protocol'], string> = {
@@ -106,6 +107,16 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
                 </td>
                 <td>
                   <code className="mono">{a.model}</code>
+                  {a.translated && (
+                    <div className="small muted" data-testid="attempt-translated">
+                      translated {translationLabel(a.translated)}
+                    </div>
+                  )}
+                  {a.dropped && a.dropped.length > 0 && (
+                    <div className="small muted" title={a.dropped.join('\n')}>
+                      not sent: {a.dropped.map((d) => d.split(':')[0]).join(', ')}
+                    </div>
+                  )}
                 </td>
                 <td>
                   <HttpStatus status={a.status} />

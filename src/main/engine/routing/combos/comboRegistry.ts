@@ -223,7 +223,7 @@ export class ComboRegistry {
     }
     if (protocols.size > 1) {
       out.push(
-        'The targets speak both the Anthropic and the OpenAI protocol. Until protocol translation is available, each request uses only the targets that speak its own protocol; the others are skipped as protocol_mismatch.',
+        'The targets speak both the Anthropic and the OpenAI protocol: requests reach the other protocol\'s targets through translation, which carries text, images, tools and thinking; a field a target cannot express makes that target skipped for the request.',
       );
     }
     return out;

@@ -63,7 +63,6 @@ export interface RequestShape {
 }
 
 const serves = (c: ConnectionRecord, model: string) => c.passthroughModels || c.models.includes(model);
-const protocolName = (p: WireProtocol) => (p === 'anthropic' ? 'Anthropic' : 'OpenAI');
 
 /** The strictest concurrency cap a connection declares, if any. */
 const capacityOf = (c: ConnectionRecord | undefined): number | null => {
@@ -122,9 +121,6 @@ export class ComboRouter {
         unusable.push({ index, provider: t.provider, model: t.model, conn, reason, detail });
       const why = (c: ConnectionRecord, pinned: boolean): [SkipReason, string] | null => {
         if (!c.enabled) return ['disabled', `${c.name} is disabled`];
-        if (c.protocol !== wire) {
-          return ['protocol_mismatch', `${c.name} speaks the ${protocolName(c.protocol)} protocol and this request came in over ${protocolName(wire)}`];
-        }
         if (!pinned && !serves(c, t.model)) return ['model_not_served', `${c.name} does not list ${t.model}`];
         return null;
       };
