@@ -54,6 +54,8 @@ export const SKIP_REASONS: Record<SkipReason, string> = {
   protocol_mismatch: 'speaks the other protocol (no translation yet)',
   context_too_small: 'context window too small for this prompt',
   no_connection: 'no usable connection',
+  leased_elsewhere: "held by another session's exclusive lease",
+  outside_lease_pool: "not in this key's lease pool (allowed connections)",
 };
 
 export const TERMINAL_LABELS: Record<TerminalStatus, string> = {
