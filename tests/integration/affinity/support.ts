@@ -62,3 +62,25 @@ export async function say(client: Anthropic, headers: Record<string, string> = {
 
 /** Claude Code's own session header, as it sends it on every request of a session. */
 export const claudeCode = (session: string) => ({ 'X-Claude-Code-Session-Id': session });
+
+export interface LeaseAnswer {
+  status: number;
+  retryAfter: string | null;
+  body: any;
+}
+
+/** One call to the lease endpoint on the proxy port, with a plain HTTP client (R-LS-02). */
+export async function leaseCall(proxyUrl: string, clientKey: string, body: unknown): Promise<LeaseAnswer> {
+  const res = await fetch(`${proxyUrl}/api/v1/session-leases`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${clientKey}`, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+}
+
+/** The headers an inference request presents a lease with. */
+export const leaseHeaders = (owner: string, generation: number | string, spelling: 'Switchyard' | 'OmniRoute' = 'Switchyard') => ({
+  [`X-${spelling}-Lease-Owner`]: owner,
+  [`X-${spelling}-Lease-Generation`]: String(generation),
+});
