@@ -207,12 +207,13 @@ describe('exclusive leases', () => {
     expect(rig.t.engine.db.prepare("SELECT COUNT(*) AS n FROM key_value WHERE namespace = 'leases'").get()).toEqual({ n: 0 });
 
     // Malformed lease headers on an inference request: a 400 naming the header, no upstream call.
-    for (const headers of [
-      { 'X-Switchyard-Lease-Owner': 'vlo_bad' , 'X-Switchyard-Lease-Generation': '1' },
+    const malformed: Record<string, string>[] = [
+      { 'X-Switchyard-Lease-Owner': 'vlo_bad', 'X-Switchyard-Lease-Generation': '1' },
       { 'X-Switchyard-Lease-Owner': `vlo_${'b'.repeat(43)}` },
       { 'X-Switchyard-Lease-Generation': '1' },
       { 'X-Switchyard-Lease-Owner': `vlo_${'b'.repeat(43)}`, 'X-Switchyard-Lease-Generation': '-2' },
-    ]) {
+    ];
+    for (const headers of malformed) {
       const r = await say(k.client, headers);
       expect(r.status, JSON.stringify(headers)).toBe(400);
       expect(r.error?.message).not.toContain('b'.repeat(43));
@@ -275,6 +276,24 @@ describe('exclusive leases', () => {
     expect((await say(k.client, leaseHeaders(lease.owner, lease.generation))).error?.code).toBe('lease_not_found');
     const other = await managedKey(rig, 'Next', [conns[0]!.id]);
     expect((await other.lease({ action: 'acquire' })).status).toBe(200);
+  });
+
+  it('revoking a key ends its leases; deleting a connection ends the lease on it; the pool names only existing connections', async () => {
+    const { rig, conns } = await setup();
+    const a = await managedKey(rig, 'Revoked', [conns[0]!.id]);
+    const b = await managedKey(rig, 'Deleted', [conns[1]!.id]);
+    await a.lease({ action: 'acquire' });
+    await b.lease({ action: 'acquire' });
+    expect((await rig.t.api.listLeases()).leases).toHaveLength(2);
+    await rig.t.api.revokeClientKey({ id: a.id });
+    await rig.t.api.deleteConnection({ id: conns[1]!.id });
+    expect((await rig.t.api.listLeases()).leases).toHaveLength(0);
+    expect(leaseRows(rig)).toHaveLength(0);
+    await expect(rig.t.api.updateClientKey({ id: b.id, patch: { allowedConnections: [conns[2]!.id, 'no-such-connection'] } })).rejects.toMatchObject({
+      status: 400,
+      field: 'allowedConnections.1',
+    });
+    expect((await rig.t.api.listClientKeys()).find((k) => k.id === b.id)?.allowedConnections).toEqual([conns[1]!.id]);
   });
 
   it('leases, concurrency permits and routing stay independent (R-LS-13)', async () => {

@@ -72,7 +72,7 @@ export class SessionAffinity {
   private put(p: LivePin): void {
     const key = mapKey(p.clientKeyId, p.scope, p.session);
     this.pins.delete(key);
-    this.pins.set(key, p); // Map order = least recently used first
+    this.pins.set(key, p); // Map order ≈ least recently used first
     this.keyById.set(p.id, key);
   }
 
@@ -189,10 +189,10 @@ export class SessionAffinity {
   private touch(pin: LivePin, target: Target, now: number): void {
     pin.lastUsedAt = now;
     if (samePlace(pin, target)) pin.model = target.model;
-    this.put(pin);
     if (now - pin.flushedAt >= PIN_TOUCH_FLUSH_MS) {
       pin.flushedAt = now;
       this.d.repo.touch(pin.id, now, pin.model);
+      this.put(pin); // eviction order: least recently used to the minute
     }
   }
 
