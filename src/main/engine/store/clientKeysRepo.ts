@@ -1,6 +1,6 @@
 // client_keys: keys that local agents present to the proxy. Stored as a SHA-256 hash (for lookup)
 // plus the encrypted value (so the dashboard can show it again for copy-paste setup), with the
-// key's scopes and the connections its exclusive leases may hold (migration 4).
+// key's scopes and the connections its exclusive leases may hold (migration 5).
 import { CLIENT_KEY_SCOPES, type ClientKeyScope } from '../../../shared/model';
 import type { Db } from './db';
 

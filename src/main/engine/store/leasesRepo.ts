@@ -1,4 +1,4 @@
-// session_leases (migration 4): the active exclusive leases, one row each; a lease's row is
+// session_leases (migration 5): the active exclusive leases, one row each; a lease's row is
 // deleted when it ends, so the table's unique indexes hold exactly R-LS-05 (one active lease per
 // owner and per connection). Generations come from one counter (key_value leases/generation), so
 // a generation is never issued twice, not even to an owner that acquires again after a release.

@@ -31,7 +31,7 @@ interface LogRow {
   output_tokens: number | null;
   skipped: string;
   combo: string | null;
-  /** JSON {affinity, lease} (migration 4). */
+  /** JSON {affinity, lease} (migration 5). */
   session: string | null;
 }
 

@@ -157,7 +157,9 @@ export const migrations: Migration[] = [
     `,
   },
   {
-    version: 4,
+    // 5, not 4: main's migration 4 (connections' Responses switch, translated attempts) came from
+    // h/translate while this branch was open; both apply in order after the merge.
+    version: 5,
     name: 'session affinity pins, exclusive connection leases, client key scopes',
     // Pins: one row per (client key, scope, session); scope '' is plain routing, else a combo id.
     // Leases: only the owner's SHA-256 is stored (R-LS-03); the unique indexes are the one active

@@ -1,4 +1,4 @@
-// session_pins (migration 4): which connection (and, for a combo, which target) a client session
+// session_pins (migration 5): which connection (and, for a combo, which target) a client session
 // is pinned to. The session affinity module keeps the pins in memory and writes through here on
 // change; the sliding lastUsedAt is written at most once a minute per pin.
 import { SESSION_SOURCES, type SessionSource } from '../../../shared/model';
