@@ -11,7 +11,9 @@ import { BreakersPage } from './features/breakers/BreakersPage';
 import { CombosPage } from './features/combos/CombosPage';
 import { ConnectionsPage } from './features/connections/ConnectionsPage';
 import { CooldownsPage } from './features/cooldowns/CooldownsPage';
+import { LeasesPage } from './features/leases/LeasesPage';
 import { LogsPage } from './features/logs/LogsPage';
+import { SessionsPage } from './features/sessions/SessionsPage';
 import { SettingsPage } from './features/settings/SettingsPage';
 import { DashboardContext } from './hooks/dashboardContext';
 import { useRoute, type PageId } from './hooks/useRoute';
@@ -25,6 +27,8 @@ const TITLES: Record<PageId, string> = {
   breakers: 'Provider breakers',
   settings: 'Resilience settings',
   logs: 'Request log',
+  sessions: 'Sessions',
+  leases: 'Leases',
   app: 'App & token',
 };
 
@@ -99,6 +103,8 @@ function Connected({ token, onUnauthorized, onForgetToken }: { token: string | n
           {page === 'breakers' && <BreakersPage />}
           {page === 'settings' && <SettingsPage />}
           {page === 'logs' && <LogsPage />}
+          {page === 'sessions' && <SessionsPage />}
+          {page === 'leases' && <LeasesPage />}
           {page === 'app' && <AppPage onForgetToken={onForgetToken} />}
         </main>
       </div>

@@ -20,17 +20,19 @@ import type {
   ConnectionView,
   CooldownsView,
   HealthView,
+  LeasesView,
   LogsPage,
   ModelCatalogEntry,
   ModelLockoutView,
   ModelMappingView,
   ModelsView,
   RequestLogEntry,
+  SessionsView,
   SettingsPatchResult,
   SettingsView,
 } from './model';
 import { jsonTooDeep, jsonValueProblem, MANAGEMENT_JSON_MAX_DEPTH, prototypeKeyPath, type JsonLimits } from './jsonBounds';
-import { AUTH_CLASSES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGIES, CONNECTION_KINDS } from './model';
+import { AUTH_CLASSES, CLIENT_KEY_SCOPES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGIES, CONNECTION_KINDS } from './model';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -281,6 +283,22 @@ export const modelMappingSchema = z
   .strict();
 export type ModelMappingInput = z.input<typeof modelMappingSchema>;
 
+// ---- client key input ------------------------------------------------------------------------
+
+/** What a client key may do beyond the proxy, and the connections its exclusive leases may hold (R-LS-01). */
+export const clientKeyAccessSchema = {
+  scopes: z
+    .array(z.enum(CLIENT_KEY_SCOPES))
+    .max(CLIENT_KEY_SCOPES.length)
+    .refine((a) => new Set(a).size === a.length, 'lists a scope twice')
+    .optional(),
+  allowedConnections: z
+    .array(id)
+    .max(500)
+    .refine((a) => new Set(a).size === a.length, 'lists a connection twice')
+    .optional(),
+};
+
 // ---- the contract ------------------------------------------------------------------------------
 
 export const contract = {
@@ -433,8 +451,15 @@ export const contract = {
   createClientKey: method<{ key: ClientKeyView; secret: string }>()({
     http: 'POST',
     path: '/api/keys',
-    input: z.object({ name: z.string().trim().min(1).max(100) }).strict(),
-    summary: 'Create a client key.',
+    input: z.object({ name: z.string().trim().min(1).max(100), ...clientKeyAccessSchema }).strict(),
+    summary: 'Create a client key (optionally with scopes and the connections its leases may hold).',
+  }),
+  updateClientKey: method<ClientKeyView>()({
+    http: 'PATCH',
+    path: '/api/keys/:id',
+    input: z.object({ id, patch: z.object(clientKeyAccessSchema).strict() }).strict(),
+    bodyField: 'patch',
+    summary: 'Change a client key\'s scopes (lease:exclusive) and allowed connections.',
   }),
   revealClientKey: method<{ secret: string }>()({
     http: 'POST',
@@ -546,6 +571,30 @@ export const contract = {
     path: '/api/model-mappings/:id',
     input: z.object({ id }).strict(),
     summary: 'Delete a model mapping.',
+  }),
+  listSessions: method<SessionsView>()({
+    http: 'GET',
+    path: '/api/sessions',
+    input: none,
+    summary: 'Session affinity pins: which session is pinned to which connection (or combo target), since when, until when.',
+  }),
+  forgetSession: method<{ forgotten: boolean }>()({
+    http: 'DELETE',
+    path: '/api/sessions/:id',
+    input: z.object({ id }).strict(),
+    summary: 'Forget a session pin; its next request is routed as a new session.',
+  }),
+  listLeases: method<LeasesView>()({
+    http: 'GET',
+    path: '/api/leases',
+    input: none,
+    summary: 'Active exclusive connection leases: which client key holds which connection, generation and expiry.',
+  }),
+  releaseLease: method<{ released: boolean }>()({
+    http: 'DELETE',
+    path: '/api/leases/:id',
+    input: z.object({ id }).strict(),
+    summary: 'Release a lease now (its holder\'s next request is refused as lease_not_found).',
   }),
   getModelCatalog: method<ModelCatalogEntry[]>()({
     http: 'GET',

@@ -349,6 +349,10 @@ export interface SettingsPatchResult extends SettingsView {
   adjusted: { key: string; from: unknown; to: unknown }[];
 }
 
+/** What a client key may do beyond calling the proxy. `lease:exclusive`: take exclusive connection leases (R-LS-01). */
+export const CLIENT_KEY_SCOPES = ['lease:exclusive'] as const;
+export type ClientKeyScope = (typeof CLIENT_KEY_SCOPES)[number];
+
 export interface ClientKeyView {
   id: string;
   name: string;
@@ -356,6 +360,9 @@ export interface ClientKeyView {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  scopes: ClientKeyScope[];
+  /** The connections this key's exclusive leases may hold (R-LS-01); empty = no leases. */
+  allowedConnections: string[];
 }
 
 export type InboundProtocol = 'anthropic-messages' | 'anthropic-count-tokens' | 'openai-chat' | 'openai-responses' | 'models';
@@ -374,7 +381,9 @@ export type SkipReason =
   | 'context_too_small'
   | 'no_connection'
   /** The request cannot be expressed in this target's protocol (a translation refused a field). */
-  | 'untranslatable';
+  | 'untranslatable'
+  | 'leased_elsewhere'
+  | 'outside_lease_pool';
 
 export interface SkipEntry {
   connectionId: string;
@@ -413,6 +422,8 @@ export interface AttemptEntry {
   translated?: string | null;
   /** Inbound fields the translation accepted but did not send, each `path: why`. */
   dropped?: string[];
+  /** Why this connection was tried first: the session's pin, or the request's exclusive lease. */
+  via?: 'pin' | 'lease' | null;
 }
 
 export interface RequestLogEntry {
@@ -438,6 +449,10 @@ export interface RequestLogEntry {
   skipped: SkipEntry[];
   /** The combo that routed the request, the strategy's order and each target's outcome. */
   combo?: ComboTrace | null;
+  /** The session the request belongs to and what its pin did (session affinity). */
+  affinity?: AffinityTrace | null;
+  /** The exclusive lease the request presented and what it did. */
+  lease?: LeaseTrace | null;
 }
 
 export interface LogsPage {
@@ -659,4 +674,104 @@ export interface ClaudeLoginView {
   /** done: the connection that now holds the account. */
   connectionId: string | null;
   error: { code: string; message: string } | null;
+}
+
+// ---- session affinity and exclusive leases ---------------------------------------------------
+
+/** Where a request's session id came from, in precedence order (routing/affinity/sessionKey.ts). */
+export const SESSION_SOURCES = [
+  'x-switchyard-session',
+  'x-omniroute-session',
+  'x-session-id',
+  'x-codex-session-id',
+  'x-claude-code-session-id',
+  'session_id',
+  'metadata.user_id',
+] as const;
+export type SessionSource = (typeof SESSION_SOURCES)[number];
+
+export interface AffinityTrace {
+  /** The session id as sent (at most 200 characters). */
+  session: string;
+  source: SessionSource;
+  /** The combo whose target the pin names; null for a plain model. */
+  comboId: string | null;
+  /** The pin when the request arrived. */
+  pinnedConnectionId: string | null;
+  pinnedConnectionName: string | null;
+  /**
+   * followed: the pinned target went first; bypassed: it was not eligible (see reason), so the
+   * normal order decided; not_candidate: it cannot serve this request (another model); none: no pin yet.
+   */
+  pin: 'followed' | 'bypassed' | 'not_candidate' | 'none';
+  reason: string | null;
+  /** What this request did to the pin: created it (first success), moved it to the connection that served, or kept it. */
+  result: 'created' | 'moved' | 'kept';
+}
+
+export interface LeaseTrace {
+  /** null when the presented owner holds no lease. */
+  leaseId: string | null;
+  /** The generation the request presented. */
+  generation: number | null;
+  /** The lease's connection when the request arrived. */
+  connectionId: string | null;
+  connectionName: string | null;
+  /**
+   * held: served on the leased connection; moved: the leased connection was not eligible and the
+   * lease moved, same generation, to the free connection that served (R-LS-09); refused: answered
+   * with `code` before any upstream call; unserved: nothing served.
+   */
+  result: 'held' | 'moved' | 'refused' | 'unserved';
+  movedToConnectionId?: string | null;
+  code?: string | null;
+}
+
+export interface SessionPinView {
+  id: string;
+  session: string;
+  source: SessionSource;
+  clientKeyId: string | null;
+  clientKeyName: string | null;
+  comboId: string | null;
+  comboName: string | null;
+  /** Index of the pinned combo target. */
+  target: number | null;
+  /** The upstream model that served the session last. */
+  model: string | null;
+  connectionId: string;
+  connectionName: string | null;
+  createdAt: number;
+  /** When the pin last moved to this connection. */
+  pinnedAt: number;
+  lastUsedAt: number;
+  /** lastUsedAt + the TTL (it slides with every request). */
+  expiresAt: number;
+}
+
+export interface SessionsView {
+  now: number;
+  /** sessionAffinityTtlMs; 0 = affinity off. */
+  ttlMs: number;
+  sessions: SessionPinView[];
+}
+
+export interface LeaseView {
+  id: string;
+  clientKeyId: string;
+  clientKeyName: string | null;
+  connectionId: string;
+  connectionName: string | null;
+  provider: string | null;
+  generation: number;
+  label: string | null;
+  acquiredAt: number;
+  renewedAt: number;
+  expiresAt: number;
+  ttlMs: number;
+}
+
+export interface LeasesView {
+  now: number;
+  leases: LeaseView[];
 }

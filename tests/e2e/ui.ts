@@ -12,6 +12,8 @@ export type PageName =
   | 'Provider breakers'
   | 'Resilience settings'
   | 'Request log'
+  | 'Sessions'
+  | 'Leases'
   | 'App & token';
 
 export async function openDashboard(page: Page, app: Headless): Promise<void> {

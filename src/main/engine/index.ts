@@ -28,7 +28,13 @@ import { ComboRegistry } from './routing/combos/comboRegistry';
 import { ComboRouter } from './routing/combos/comboRouter';
 import { ModelCatalog } from './routing/combos/modelCatalog';
 import { QuotaSignals, quotaSignalsInterceptor } from './routing/combos/quotaSignals';
+import { SessionAffinity } from './routing/affinity/sessionAffinity';
+import { LeaseBook } from './routing/leases/leaseBook';
+import { LeaseEndpoint } from './routing/leases/leaseEndpoint';
+import { LeaseRouting } from './routing/leases/leaseRouting';
 import { LatencyTracker } from './routing/latencyTracker';
+import { SessionRouting } from './routing/sessionRouting';
+import type { Target } from './routing/target';
 import { TargetSelector } from './routing/selector';
 import { SecretBox, type KeyProvider } from './secrets/secretBox';
 import type { Env } from './settings/resolve';
@@ -39,7 +45,9 @@ import { CombosRepo } from './store/combosRepo';
 import { ConnectionsRepo } from './store/connectionsRepo';
 import { openStore, type Db } from './store/db';
 import { KeyValueRepo } from './store/keyValueRepo';
+import { LeasesRepo } from './store/leasesRepo';
 import { LogsRepo } from './store/logsRepo';
+import { SessionPinsRepo } from './store/sessionPinsRepo';
 import { UnreadableRows } from './store/unreadableRows';
 import { UpstreamClient } from './upstream/client';
 import { TimeoutResolver } from './upstream/timeouts';
@@ -174,6 +182,26 @@ export async function createEngine(o: EngineOptions) {
     catalog,
     clock,
   });
+  // Session affinity and exclusive leases (routing/affinity, routing/leases).
+  const connectionName = (id: string) => registry.get(id)?.name ?? null;
+  const exclusion = (t: Target, now: number) => resilience.exclusion(t, now);
+  const affinity = new SessionAffinity({
+    repo: new SessionPinsRepo(db),
+    clock,
+    ttlMs: () => settings.values.sessionAffinityTtlMs,
+    exclusion,
+    connectionName,
+  });
+  const leaseBook = new LeaseBook(new LeasesRepo(db, () => clock.now()), clock);
+  const sessions = new SessionRouting(affinity, new LeaseRouting({ book: leaseBook, clientKey: (id) => clientKeys.get(id), exclusion, connectionName }));
+  registry.onChange((kind, ids) => {
+    if (kind !== 'config') return;
+    const gone = new Set(ids.filter((id) => !registry.get(id)));
+    if (gone.size === 0) return;
+    affinity.forgetWhere((p) => gone.has(p.connectionId));
+    leaseBook.revokeWhere((l) => gone.has(l.connectionId));
+  });
+  combos.onChange(() => affinity.forgetWhere((p) => p.scope !== '' && !combos.get(p.scope)));
   const dbPath = join(o.dataDir, 'switchyard.db');
   const logWriter = await WorkerLogWriter.start({
     db,
@@ -195,6 +223,8 @@ export async function createEngine(o: EngineOptions) {
     selector,
     latency,
     combos: comboRouter,
+    sessions,
+    leases: new LeaseEndpoint({ book: leaseBook, connection: (id) => registry.get(id), exclusion, clock, log: log.child('leases') }),
     requestLog,
     timeouts,
     redactor,
@@ -208,6 +238,7 @@ export async function createEngine(o: EngineOptions) {
     interceptors: [
       quotaSignalsInterceptor(quota, clock),
       comboRouter.interceptor(),
+      sessions.interceptor(),
       createClaudePipelineInterceptor({ accounts: claude, resilience, timeouts, clock, random }),
       ...(o.interceptors ?? []),
     ],
@@ -234,6 +265,7 @@ export async function createEngine(o: EngineOptions) {
     proxy: () => ({ port: proxy.port, error: proxyError }),
     managementUrl: o.managementUrl ?? (() => null),
     unreadable: () => unreadable.list(),
+    sessions: { affinity, leases: leaseBook, ttlMs: () => settings.values.sessionAffinityTtlMs },
   });
 
   // Push events: bursts of changes become one push per topic per interval.
@@ -375,6 +407,7 @@ export async function createEngine(o: EngineOptions) {
       await admission.close();
       await upstream.close();
       await requestLog.close();
+      affinity.flush();
       db.close();
     },
   };

@@ -15,6 +15,8 @@ const NAV: { id: PageId; label: string; section?: string }[] = [
   { id: 'breakers', label: 'Provider breakers' },
   { id: 'settings', label: 'Resilience settings' },
   { id: 'logs', label: 'Request log', section: 'Traffic' },
+  { id: 'sessions', label: 'Sessions' },
+  { id: 'leases', label: 'Leases' },
   { id: 'app', label: 'App & token', section: 'App' },
 ];
 

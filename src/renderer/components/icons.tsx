@@ -53,6 +53,19 @@ export const icons = {
       <circle cx="2.75" cy="12" r=".6" />
     </Icon>
   ),
+  sessions: (
+    <Icon>
+      <circle cx="3.5" cy="8" r="1.75" />
+      <circle cx="12.5" cy="8" r="1.75" />
+      <path d="M5.25 8h5.5M8 5.5V4M8 12v-1.5" />
+    </Icon>
+  ),
+  leases: (
+    <Icon>
+      <rect x="3" y="7" width="10" height="7" rx="1.5" />
+      <path d="M5.5 7V5a2.5 2.5 0 015 0v2" />
+    </Icon>
+  ),
   app: (
     <Icon>
       <circle cx="8" cy="8" r="6" />

@@ -55,6 +55,8 @@ export const SKIP_REASONS: Record<SkipReason, string> = {
   context_too_small: 'context window too small for this prompt',
   no_connection: 'no usable connection',
   untranslatable: "the request cannot be expressed in this connection's protocol",
+  leased_elsewhere: "held by another session's exclusive lease",
+  outside_lease_pool: "not in this key's lease pool (allowed connections)",
 };
 
 export const TERMINAL_LABELS: Record<TerminalStatus, string> = {

@@ -12,6 +12,7 @@ import type { StoreContext } from './context';
 import { createKeysStore } from './keysStore';
 import { createLogsStore } from './logsStore';
 import { createResilienceStore } from './resilienceStore';
+import { createSessionsStore } from './sessionsStore';
 import { createSettingsStore } from './settingsStore';
 import { createToastStore } from './toastStore';
 
@@ -50,6 +51,8 @@ export function createDashboard(o: DashboardOptions) {
   const keys = createKeysStore(ctx);
   const combos = createCombosStore(ctx);
   const claude = createClaudeStore(ctx);
+  // Read by the Sessions and Leases pages when they open (not part of the resync).
+  const sessions = createSessionsStore(ctx);
 
   /** Reads every topic once (first load, and after the live link comes back). */
   const resync = async (): Promise<void> => {
@@ -104,6 +107,7 @@ export function createDashboard(o: DashboardOptions) {
     keys,
     combos,
     claude,
+    sessions,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again
      * after stop() (React's strict mode mounts twice): each run builds a fresh Bridge.

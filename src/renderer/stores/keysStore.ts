@@ -1,7 +1,7 @@
 // Client keys, which agents send to the proxy: list, create (the new key is shown in full),
 // reveal for copy-paste, revoke. Keys are not pushed; the list is re-read after each change.
 import { createStore } from 'zustand/vanilla';
-import type { ClientKeyView } from '../../shared/model';
+import type { ClientKeyScope, ClientKeyView } from '../../shared/model';
 import { reportError, rethrow, type StoreContext, withPending } from './context';
 
 export interface KeysState {
@@ -16,6 +16,8 @@ export interface KeysState {
   reveal(id: string): Promise<string | null>;
   hide(id: string): void;
   revoke(id: string): Promise<boolean>;
+  /** Changes a key's scopes and lease pool; throws so the dialog can show the error by its field. */
+  setAccess(id: string, access: { scopes: ClientKeyScope[]; allowedConnections: string[] }): Promise<ClientKeyView>;
 }
 
 export const activeKeys = (list: ClientKeyView[]) => list.filter((k) => k.revokedAt === null);
@@ -63,6 +65,15 @@ export function createKeysStore(ctx: StoreContext) {
           delete revealed[id];
           return { revealed };
         });
+      },
+      async setAccess(id, access) {
+        const updated = await rethrow(ctx, () => ctx.bridge.updateClientKey({ id, patch: access }));
+        set((s) => ({ list: s.list.map((k) => (k.id === id ? updated : k)) }));
+        ctx.toasts.getState().push(
+          'success',
+          access.scopes.includes('lease:exclusive') ? `${updated.name} may lease ${access.allowedConnections.length} connection${access.allowedConnections.length === 1 ? '' : 's'}` : `${updated.name} takes no leases`,
+        );
+        return updated;
       },
       async revoke(id) {
         const name = get().list.find((k) => k.id === id)?.name ?? 'key';

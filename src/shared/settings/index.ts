@@ -7,6 +7,7 @@ import { comboSettings } from './combos';
 import type { SettingDef, SettingGroup, ValueOfDef } from './define';
 import { proxySettings } from './proxy';
 import { resilienceSettings } from './resilience';
+import { sessionSettings } from './sessions';
 
 export * from './define';
 export { providerQuotaOverrideSchema, type ProviderQuotaOverride } from './resilience';
@@ -19,6 +20,7 @@ export const settingDefs = {
   ...admissionSettings,
   ...claudeSettings,
   ...comboSettings,
+  ...sessionSettings,
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingKey = keyof typeof settingDefs;

@@ -128,19 +128,20 @@ describe('inbound requests', () => {
     expect(res.status).toBe(405);
   });
 
+  // Lease headers are checked before routing (a lone or malformed one is a 400); that they never
+  // reach an upstream either is tested in tests/integration/affinity/leases.test.ts.
   it('never forwards session headers or the client key upstream', async () => {
     await post('/v1/messages', JSON.stringify({ model: 'claude-x', max_tokens: 5, messages: [] }), {
       'X-Session-Id': 'sess-1',
       'x-codex-session-id': 'codex-1',
       'X-Switchyard-Session': 'sy-1',
       'x-omniroute-session': 'or-1',
-      'X-OmniRoute-Lease-Owner': 'vlo_x',
       cookie: 'a=b',
       'anthropic-beta': 'prompt-caching-2024-07-31',
     });
     const seen = fake.requests.at(-1)!;
     const names = Object.keys(seen.headers).map((h) => h.toLowerCase());
-    for (const h of ['x-session-id', 'x-codex-session-id', 'x-switchyard-session', 'x-omniroute-session', 'x-omniroute-lease-owner', 'cookie']) {
+    for (const h of ['x-session-id', 'x-codex-session-id', 'x-switchyard-session', 'x-omniroute-session', 'cookie']) {
       expect(names).not.toContain(h);
     }
     expect(seen.key).toBe('sk-ant-upstream-zzzzzzzz');

@@ -63,6 +63,12 @@ const REQUIRED_ROUTES: [string, string][] = [
   ['POST', '/api/keys'],
   ['POST', '/api/keys/:id/reveal'],
   ['DELETE', '/api/keys/:id'],
+  // Session affinity and leases (issue 14).
+  ['PATCH', '/api/keys/:id'],
+  ['GET', '/api/sessions'],
+  ['DELETE', '/api/sessions/:id'],
+  ['GET', '/api/leases'],
+  ['DELETE', '/api/leases/:id'],
 ];
 
 const spec = (name: MethodName) => contract[name] as MethodSpec;

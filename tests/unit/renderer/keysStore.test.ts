@@ -4,7 +4,7 @@ import type { ClientKeyView } from '../../../src/shared/model';
 import { activeKeys } from '../../../src/renderer/stores/keysStore';
 import { testDashboard } from './fakeBridge';
 
-const key = (p: Partial<ClientKeyView> = {}): ClientKeyView => ({ id: 'k1', name: 'Default', masked: 'sk-sy-ab…cd', createdAt: 1, lastUsedAt: null, revokedAt: null, ...p });
+const key = (p: Partial<ClientKeyView> = {}): ClientKeyView => ({ id: 'k1', name: 'Default', masked: 'sk-sy-ab…cd', createdAt: 1, lastUsedAt: null, revokedAt: null, scopes: [], allowedConnections: [], ...p });
 
 describe('keys store', () => {
   it('a created key is listed and its full value is at hand', async () => {

@@ -1,7 +1,7 @@
 // Client keys: what local agents send (Authorization: Bearer or x-api-key) to use the proxy.
 // Lookup is a SHA-256 of the presented key into an in-memory map; revocation is immediate.
 import { createHash, randomUUID } from 'node:crypto';
-import type { ClientKeyView } from '../../../shared/model';
+import type { ClientKeyScope, ClientKeyView } from '../../../shared/model';
 import type { Clock } from '../clock';
 import { notFound } from '../errors';
 import type { SecretRedactor } from '../logger';
@@ -38,7 +38,7 @@ export class ClientKeyService {
     if (this.byId.size === 0) this.create('Default');
   }
 
-  create(name: string): { key: ClientKeyView; secret: string } {
+  create(name: string, access: ClientKeyAccess = {}): { key: ClientKeyView; secret: string } {
     const secret = `${CLIENT_KEY_PREFIX}${randomToken(24)}`;
     const rec: ClientKeyRecord = {
       id: randomUUID(),
@@ -49,12 +49,31 @@ export class ClientKeyService {
       createdAt: this.clock.now(),
       lastUsedAt: null,
       revokedAt: null,
+      scopes: [...(access.scopes ?? [])],
+      allowedConnections: [...(access.allowedConnections ?? [])],
     };
     this.repo.insert(rec);
     this.byId.set(rec.id, rec);
     this.byHash.set(rec.keyHash, rec);
     this.redactor.hold(`clientKey:${rec.id}`, secret);
     return { key: this.view(rec), secret };
+  }
+
+  /** The key record by id (revoked included), for the lease checks. */
+  get(id: string | null): ClientKeyRecord | undefined {
+    return id === null ? undefined : this.byId.get(id);
+  }
+
+  /** Changes a key's scopes and lease pool; omitted fields keep their value. */
+  setAccess(id: string, access: ClientKeyAccess): ClientKeyView {
+    const k = this.byId.get(id);
+    if (!k) throw notFound('client key', id);
+    const scopes = [...(access.scopes ?? k.scopes)];
+    const allowed = [...(access.allowedConnections ?? k.allowedConnections)];
+    this.repo.setAccess(id, scopes, allowed);
+    k.scopes = scopes;
+    k.allowedConnections = allowed;
+    return this.view(k);
   }
 
   list(): ClientKeyView[] {
@@ -108,6 +127,13 @@ export class ClientKeyService {
       createdAt: k.createdAt,
       lastUsedAt: k.lastUsedAt,
       revokedAt: k.revokedAt,
+      scopes: [...k.scopes],
+      allowedConnections: [...k.allowedConnections],
     };
   }
+}
+
+export interface ClientKeyAccess {
+  scopes?: readonly ClientKeyScope[];
+  allowedConnections?: readonly string[];
 }

@@ -20,6 +20,7 @@ import type { ModelCatalog } from '../routing/combos/modelCatalog';
 import type { SettingsService } from '../settings/settingsService';
 import { testCombo } from './comboTester';
 import type { ConnectionTester } from './connectionTester';
+import { checkKeyAccess, leasesView, sessionsView, type SessionViewDeps } from './sessionViews';
 
 export interface ManagementDeps {
   version: string;
@@ -42,6 +43,8 @@ export interface ManagementDeps {
   managementUrl: () => string | null;
   /** Stored rows skipped because they cannot be read. */
   unreadable: () => UnreadableRecord[];
+  /** Session affinity pins and exclusive leases. */
+  sessions: Pick<SessionViewDeps, 'affinity' | 'leases' | 'ttlMs'>;
 }
 
 const isResilienceKey = (k: SettingKey) => settingDefs[k].resilience === true;
@@ -101,6 +104,7 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
   };
 
   const connectionView = (id: string) => d.registry.view(d.registry.require(id));
+  const sessionDeps = (): SessionViewDeps => ({ ...d.sessions, clientKeys: d.clientKeys, registry: d.registry, combos: d.combos });
 
   /** A Claude subscription's pasted secret (a token, or Claude Code's JSON) is stored as a token bundle. */
   const withClaudeSecret = <T extends { kind?: string; secret?: string | null }>(input: T, currentKind?: string): T =>
@@ -160,9 +164,15 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     getAdmission: async () => d.admission.views(),
 
     listClientKeys: async () => d.clientKeys.list(),
-    createClientKey: async ({ name }) => d.clientKeys.create(name),
+    createClientKey: async ({ name, ...access }) => d.clientKeys.create(name, checkKeyAccess(d.registry, access)),
+    updateClientKey: async ({ id, patch }) => d.clientKeys.setAccess(id, checkKeyAccess(d.registry, patch)),
     revealClientKey: async ({ id }) => ({ secret: d.clientKeys.reveal(id) }),
-    revokeClientKey: async ({ id }) => ({ revoked: d.clientKeys.revoke(id) }),
+    revokeClientKey: async ({ id }) => {
+      const revoked = d.clientKeys.revoke(id);
+      // A revoked key's leases end with it: its connections are free for other sessions.
+      d.sessions.leases.revokeWhere((l) => l.clientKeyId === id);
+      return { revoked };
+    },
 
     listLogs: async ({ limit, before, connectionId, errorsOnly }) =>
       d.requestLog.page({ limit: limit ?? 100, before, connectionId, errorsOnly }),
@@ -196,6 +206,16 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     importClaudeCredentials: async (input) => d.claude.importCredentials(input),
     listClaudeAccounts: async () => d.claude.accountsView(),
     refreshClaudeUsage: async ({ connectionId }) => d.claude.refreshUsage(connectionId),
+    listSessions: async () => sessionsView(sessionDeps(), d.clock.now()),
+    forgetSession: async ({ id }) => {
+      if (!d.sessions.affinity.forget(id)) throw notFound('session pin', id);
+      return { forgotten: true };
+    },
+    listLeases: async () => leasesView(sessionDeps(), d.clock.now()),
+    releaseLease: async ({ id }) => {
+      if (!d.sessions.leases.revoke(id, d.clock.now())) throw notFound('lease', id);
+      return { released: true };
+    },
   };
 
   return Object.assign(handlers, { health, appInfo });

@@ -27,14 +27,30 @@ export type ProxyErrorCode =
   | 'RATE_LIMIT_EXECUTION_TIMEOUT'
   | 'SEMAPHORE_TIMEOUT'
   | 'SEMAPHORE_QUEUE_FULL'
-  | 'internal_error';
+  | 'internal_error'
+  // Exclusive connection leases (routing/leases/, ARCHITECTURE.md "Session affinity and leases").
+  | 'lease_scope_missing'
+  | 'lease_no_allowed_connections'
+  | 'lease_connection_not_allowed'
+  | 'lease_not_found'
+  | 'lease_key_mismatch'
+  | 'lease_generation_stale'
+  | 'lease_owner_active'
+  | 'lease-capacity-unavailable';
 
 export class ProxyError extends Error {
   constructor(
     readonly status: number,
     readonly code: ProxyErrorCode,
     message: string,
-    readonly extra: { retryAfterMs?: number | null; diagnostics?: unknown; param?: string; resetAt?: number | null } = {},
+    readonly extra: {
+      retryAfterMs?: number | null;
+      diagnostics?: unknown;
+      param?: string;
+      resetAt?: number | null;
+      /** More fields of the error object, beside code (e.g. a lease refusal's status). */
+      fields?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
     this.name = 'ProxyError';
@@ -67,6 +83,7 @@ export function errorBody(protocol: InboundProtocol, err: ProxyError, requestId:
   const retryAfter = err.extra.retryAfterMs != null ? Math.max(1, Math.ceil(err.extra.retryAfterMs / 1000)) : undefined;
   const common = {
     code: err.code,
+    ...err.extra.fields,
     ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}),
     ...(err.extra.resetAt != null ? { reset_at: new Date(err.extra.resetAt).toISOString() } : {}),
     ...(err.extra.diagnostics !== undefined ? { diagnostics: err.extra.diagnostics } : {}),

@@ -21,6 +21,7 @@ import type { LatencyTracker } from '../routing/latencyTracker';
 import { planRoute, type RoutePlan } from '../routing/plan';
 import { inboundShapeOf } from '../routing/upstreamShape';
 import type { TargetSelector } from '../routing/selector';
+import type { SessionRouting } from '../routing/sessionRouting';
 import type { Target } from '../routing/target';
 import type { SettingsService } from '../settings/settingsService';
 import { toTransportError, type UpstreamClient } from '../upstream/client';
@@ -62,6 +63,8 @@ export interface PipelineDeps {
   interceptors?: readonly AttemptInterceptor[];
   /** Combos: resolution, strategies and the model catalog (absent: no combos). */
   combos?: ComboRouter;
+  /** Session affinity and exclusive leases: plan order, refusals, the final dispatch barrier. */
+  sessions?: SessionRouting;
 }
 
 /** One request's abort signal: the client went away, or the running attempt's execution budget ended. */
@@ -127,7 +130,10 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
   );
   // An OPEN breaker's probe goes to the connection most likely healthy (reorders in place).
   deps.resilience.orderForProbe(plan.order, deps.clock.now());
+  // A lease narrows the order to its pool (or refuses); a session's eligible pin goes first.
+  const refused = deps.sessions?.route(call, plan, record, deps.clock.now()) ?? null;
   record.planned(plan);
+  if (refused) return record.fail(refused);
   if (plan.order.length === 0) return answerNoRoute(deps, record, plan);
 
   const request = new RequestSignal(call.res);
@@ -195,7 +201,8 @@ async function walkTargets(
       walk.spent.add(target);
       continue;
     }
-    const lease = await admit(deps, target, request, record, walk);
+    const lease = await admit(deps, call, target, request, record, walk);
+    if (lease === 'answered') return 'done';
     if (lease === null) continue;
     walk.roundAttempts++;
     const step = await runAttempt(deps, call, target, lease, request, record, walk);
@@ -228,9 +235,21 @@ async function lastResort(
     if (err instanceof AdmissionError || request.signal.aborted) return 'next';
     throw err;
   }
-  const claimed = deps.resilience.beginAttempt(target, deps.clock.now());
+  const now = deps.clock.now();
+  const claimed = deps.resilience.beginAttempt(target, now);
   if (claimed) {
     lease.release();
+    return 'next';
+  }
+  // The lease barrier holds for a probe like for any dispatch (R-LS-07).
+  const gate = deps.sessions?.barrier(call, target, now) ?? null;
+  if (gate) {
+    lease.release();
+    deps.resilience.onAbandon(target, now);
+    if ('refuse' in gate) {
+      record.fail(gate.refuse);
+      return 'done';
+    }
     return 'next';
   }
   return runAttempt(deps, call, target, lease, request, record, walk, true);
@@ -262,15 +281,17 @@ function cooldownWait(deps: PipelineDeps, call: InboundCall, plan: RoutePlan, wa
 /**
  * Eligibility, then an admission slot, then eligibility again (the queue wait may have been long:
  * the target can have started cooling, or its breaker opened, meanwhile), and only then the claim
- * of a half-open probe. null when the target is skipped (recorded).
+ * of a half-open probe, and the lease barrier. null when the target is skipped (recorded);
+ * 'answered' when the barrier refused the request (answered).
  */
 async function admit(
   deps: PipelineDeps,
+  call: InboundCall,
   target: Target,
   request: RequestSignal,
   record: RequestRecord,
   walk: Walk,
-): Promise<AdmissionLease | null> {
+): Promise<AdmissionLease | null | 'answered'> {
   const ex = deps.resilience.exclusion(target, deps.clock.now());
   if (ex) {
     record.skip(target, ex);
@@ -295,6 +316,18 @@ async function admit(
     lease.release();
     record.skip(target, late);
     walk.exclusions.push({ target, ex: late });
+    return null;
+  }
+  // R-LS-07: the final dispatch barrier binds the lease to this key, generation and connection.
+  const gate = deps.sessions?.barrier(call, target, now) ?? null;
+  if (gate) {
+    lease.release();
+    deps.resilience.onAbandon(target, now);
+    if ('refuse' in gate) {
+      record.fail(gate.refuse);
+      return 'answered';
+    }
+    record.skip(target, gate.skip);
     return null;
   }
   return lease;

@@ -2,7 +2,7 @@
 // through, and exactly one final answer — a committed stream, an error in the inbound protocol's
 // shape, an upstream error relayed in its own words, a local token estimate, or nothing for a
 // client that left — written with exactly one request-log row.
-import type { AttemptEntry, ComboTrace, ComboTraceRow, RequestLogEntry, SkipEntry } from '../../../shared/model';
+import type { AffinityTrace, AttemptEntry, ComboTrace, ComboTraceRow, LeaseTrace, RequestLogEntry, SkipEntry } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { RequestLog } from '../logs/requestLog';
 import type { Exclusion, UpstreamFailure } from '../resilience/port';
@@ -41,6 +41,10 @@ const rowKey = (index: number, connectionId: string | null) => `${index}|${conne
 export class RequestRecord {
   readonly attempts: AttemptEntry[] = [];
   readonly skipped: SkipEntry[] = [];
+  /** The session's pin and what it did (routing/sessionRouting.ts). */
+  affinity: AffinityTrace | null = null;
+  /** The exclusive lease the request presented and what it did. */
+  lease: LeaseTrace | null = null;
   private finished = false;
   /** The combo's order and each target's outcome, when a combo routed the request. */
   private trace: ComboTrace | null = null;
@@ -306,6 +310,8 @@ export class RequestRecord {
       attempts: this.attempts,
       skipped: this.skipped,
       combo: this.trace,
+      affinity: this.affinity,
+      lease: this.lease,
     };
   }
 

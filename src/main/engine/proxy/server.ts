@@ -7,6 +7,7 @@ import type { InboundProtocol, WireProtocol } from '../../../shared/model';
 import type { ClientKeyService } from '../auth/clientKeys';
 import { answerClientErrors, setServerTimeouts, timeoutServerOptions, type InboundTimeouts } from '../net/inboundTimeouts';
 import { isLoopbackHost } from '../net/loopback';
+import type { LeaseEndpoint } from '../routing/leases/leaseEndpoint';
 import type { UpstreamEndpoint } from '../upstream/headers';
 import { parseJsonObject, readRequestBody } from './body';
 import { errorBody, ProxyError, sendProxyError } from './errors';
@@ -31,7 +32,13 @@ for (const [path, route] of Object.entries({ ...ROUTES })) ROUTES[path.slice(3)]
 export interface ProxyServerDeps extends PipelineDeps {
   clientKeys: ClientKeyService;
   startedAt: number;
+  /** POST /api/v1/session-leases (exclusive connection leases, R-LS-02). */
+  leases?: LeaseEndpoint;
 }
+
+/** The lease lifecycle endpoint, on this port (also without the /api prefix). */
+const LEASE_PATHS = new Set(['/api/v1/session-leases', '/v1/session-leases']);
+const LEASE_BODY_MAX_BYTES = 16 * 1024;
 
 function clientKeyOf(req: IncomingMessage): string | null {
   const auth = req.headers['authorization'];
@@ -139,6 +146,13 @@ export class ProxyServer {
           'invalid_client_key',
           'missing or unknown client key: send a Switchyard client key as "Authorization: Bearer <key>" or "x-api-key"',
         );
+      }
+      if (LEASE_PATHS.has(path) && d.leases) {
+        if (req.method !== 'POST') throw new ProxyError(405, 'method_not_allowed', `use POST for ${path}`);
+        const answer = JSON.stringify(d.leases.handle(key, parseJsonObject(await readRequestBody(req, LEASE_BODY_MAX_BYTES))));
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer), 'x-switchyard-request-id': requestId });
+        res.end(answer);
+        return;
       }
       if (path === '/v1/models' || path === '/models') {
         if (req.method !== 'GET') throw new ProxyError(405, 'method_not_allowed', 'use GET for /v1/models');

@@ -1,6 +1,6 @@
 // proxy_logs (one row per request) and proxy_log_attempts (one row per upstream attempt).
 // Rows are written in batches by the RequestLog service; reads page by the request sequence.
-import type { AttemptEntry, ComboTrace, InboundProtocol, LogsPage, RequestLogEntry, SkipEntry } from '../../../shared/model';
+import type { AffinityTrace, AttemptEntry, ComboTrace, InboundProtocol, LeaseTrace, LogsPage, RequestLogEntry, SkipEntry } from '../../../shared/model';
 import { jsonTooDeep } from '../../../shared/jsonBounds';
 import type { Db } from './db';
 import { readJsonColumn, UnreadableRows } from './unreadableRows';
@@ -31,6 +31,8 @@ interface LogRow {
   output_tokens: number | null;
   skipped: string;
   combo: string | null;
+  /** JSON {affinity, lease} (migration 5). */
+  session: string | null;
 }
 
 interface AttemptRow {
@@ -52,6 +54,7 @@ interface AttemptRow {
   translated: string | null;
   dropped: string | null;
   last_resort: number;
+  via: string | null;
 }
 
 const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
@@ -72,6 +75,7 @@ const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
   translated: r.translated,
   dropped: droppedList(r.dropped),
   ...(r.last_resort === 1 ? { lastResort: true } : {}),
+  ...(r.via === 'pin' || r.via === 'lease' ? { via: r.via } : {}),
 });
 
 /** The dropped-fields column: a JSON list of strings; anything else reads as none. */
@@ -101,6 +105,14 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
       combo = null;
     }
   }
+  let session: { affinity?: AffinityTrace | null; lease?: LeaseTrace | null } = {};
+  if (r.session) {
+    try {
+      session = JSON.parse(r.session) as typeof session;
+    } catch {
+      session = {};
+    }
+  }
   return {
     id: r.id,
     startedAt: r.started_at,
@@ -123,6 +135,8 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
     attempts,
     skipped,
     combo,
+    affinity: session.affinity ?? null,
+    lease: session.lease ?? null,
   };
 }
 
@@ -134,11 +148,11 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
 export const LOG_WRITE_SQL = [
   `INSERT INTO proxy_logs (id, started_at, protocol, path, client_key_id, requested_model, model, stream, status,
      error_code, error_message, connection_id, connection_name, provider, ttfb_ms, duration_ms, input_tokens,
-     output_tokens, skipped, combo)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     output_tokens, skipped, combo, session)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
-     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort, via)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   'DELETE FROM proxy_logs WHERE started_at < ?',
   'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
   'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
@@ -179,6 +193,7 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
       e.outputTokens,
       e.skipped.length ? JSON.stringify(e.skipped) : '[]',
       e.combo ? JSON.stringify(e.combo) : null,
+      e.affinity || e.lease ? JSON.stringify({ affinity: e.affinity ?? null, lease: e.lease ?? null }) : null,
     ]);
     for (const a of e.attempts) {
       ops.push([
@@ -201,6 +216,7 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
         a.translated ?? null,
         a.dropped?.length ? JSON.stringify(a.dropped) : null,
         a.lastResort ? 1 : 0,
+        a.via ?? null,
       ]);
     }
   }

@@ -169,4 +169,56 @@ export const migrations: Migration[] = [
       ALTER TABLE proxy_log_attempts ADD COLUMN last_resort INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    // 5, not 4: main's migration 4 (connections' Responses switch, translated attempts) came from
+    // h/translate while this branch was open; both apply in order after the merge.
+    version: 5,
+    name: 'session affinity pins, exclusive connection leases, client key scopes',
+    // Pins: one row per (client key, scope, session); scope '' is plain routing, else a combo id.
+    // Leases: only the owner's SHA-256 is stored (R-LS-03); the unique indexes are the one active
+    // lease per owner and per connection (R-LS-05): a lease's row is deleted when it ends. The
+    // generation counter lives in key_value so a generation is never issued twice. R-SA-05: a
+    // saved codexSessionAffinityTtlMs becomes sessionAffinityTtlMs (unless that is already set).
+    sql: `
+      CREATE TABLE session_pins (
+        id             TEXT NOT NULL UNIQUE,
+        client_key_id  TEXT NOT NULL,
+        scope          TEXT NOT NULL,
+        session_id     TEXT NOT NULL,
+        source         TEXT NOT NULL,
+        connection_id  TEXT NOT NULL,
+        target_key     TEXT,
+        target_index   INTEGER,
+        model          TEXT,
+        created_at     INTEGER NOT NULL,
+        pinned_at      INTEGER NOT NULL,
+        last_used_at   INTEGER NOT NULL,
+        PRIMARY KEY (client_key_id, scope, session_id)
+      );
+
+      CREATE TABLE session_leases (
+        id             TEXT PRIMARY KEY,
+        owner_hash     TEXT NOT NULL UNIQUE,
+        client_key_id  TEXT NOT NULL,
+        connection_id  TEXT NOT NULL UNIQUE,
+        generation     INTEGER NOT NULL,
+        ttl_ms         INTEGER NOT NULL,
+        label          TEXT,
+        acquired_at    INTEGER NOT NULL,
+        renewed_at     INTEGER NOT NULL,
+        expires_at     INTEGER NOT NULL
+      );
+
+      ALTER TABLE client_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE client_keys ADD COLUMN allowed_connections TEXT NOT NULL DEFAULT '[]';
+
+      ALTER TABLE proxy_logs ADD COLUMN session TEXT;
+      ALTER TABLE proxy_log_attempts ADD COLUMN via TEXT;
+
+      INSERT OR IGNORE INTO key_value (namespace, key, value, updated_at)
+        SELECT namespace, 'sessionAffinityTtlMs', value, updated_at FROM key_value
+        WHERE namespace = 'settings' AND key = 'codexSessionAffinityTtlMs';
+      DELETE FROM key_value WHERE namespace = 'settings' AND key = 'codexSessionAffinityTtlMs';
+    `,
+  },
 ];

@@ -9,6 +9,7 @@ import { useServerNow } from '../../hooks/useNow';
 import { describeError, messageForField } from '../../lib/errors';
 import { formatAgo } from '../../lib/format';
 import type { ClientKeyView } from '../../../shared/model';
+import { KeyLeaseAccess } from './KeyLeaseAccess';
 
 export function ClientKeys() {
   const d = useDashboard();
@@ -21,6 +22,7 @@ export function ClientKeys() {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
   const [revoking, setRevoking] = useState<ClientKeyView | null>(null);
+  const [leasing, setLeasing] = useState<ClientKeyView | null>(null);
 
   const create = async () => {
     const n = name.trim();
@@ -100,6 +102,7 @@ export function ClientKeys() {
                 <th>Created</th>
                 <th>Last used</th>
                 <th>Status</th>
+                <th>Leases</th>
                 <th className="actions-col">
                   <span className="sr-only">Actions</span>
                 </th>
@@ -117,6 +120,15 @@ export function ClientKeys() {
                     <td>{formatAgo(k.createdAt, now)}</td>
                     <td>{k.lastUsedAt ? formatAgo(k.lastUsedAt, now) : <span className="muted">never</span>}</td>
                     <td>{revoked ? <Badge tone="neutral">Revoked</Badge> : <Badge tone="ok">Active</Badge>}</td>
+                    <td data-testid="key-leases">
+                      {k.scopes.includes('lease:exclusive') ? (
+                        <Badge tone="info">
+                          {k.allowedConnections.length} connection{k.allowedConnections.length === 1 ? '' : 's'}
+                        </Badge>
+                      ) : (
+                        <span className="muted">off</span>
+                      )}
+                    </td>
                     <td className="actions-col">
                       {!revoked && (
                         <div className="row-actions">
@@ -136,6 +148,9 @@ export function ClientKeys() {
                             </button>
                           )}
                           <CopyButton getText={() => d.keys.getState().reveal(k.id)} ariaLabel={`Copy ${k.name}`} className="btn btn-sm btn-ghost" />
+                          <button type="button" className="btn btn-sm btn-ghost" onClick={() => setLeasing(k)} aria-label={`Leases for ${k.name}`}>
+                            Leases
+                          </button>
                           <button type="button" className="btn btn-sm btn-ghost danger-text" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>
                             Revoke
                           </button>
@@ -149,6 +164,8 @@ export function ClientKeys() {
           </table>
         </div>
       )}
+
+      {leasing && <KeyLeaseAccess k={leasing} onClose={() => setLeasing(null)} />}
 
       {revoking && (
         <ConfirmDialog

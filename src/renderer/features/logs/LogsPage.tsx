@@ -10,6 +10,7 @@ import { formatClock, formatMs, formatRemaining } from '../../lib/format';
 import { STRATEGY_INFO } from '../../lib/comboStrategies';
 import { describeErrorType, SKIP_REASONS } from '../../lib/reasons';
 import { translationLabel } from '../../lib/translation';
+import { describeAffinity, describeLease, SESSION_SOURCE_LABELS, shortSession } from '../../lib/sessionWords';
 import type { ComboTrace, RequestLogEntry, SkipReason } from '../../../shared/model';
 
 const PROTOCOL_LABEL: Record<RequestLogEntry['protocol'], string> = {
@@ -72,6 +73,33 @@ function ComboDetails({ c }: { c: ComboTrace }) {
   );
 }
 
+/** What the request's session pin or exclusive lease did. */
+function SessionDetails({ e }: { e: RequestLogEntry }) {
+  if (!e.affinity && !e.lease) return null;
+  return (
+    <>
+      <h4>{e.lease ? 'Lease' : 'Session'}</h4>
+      {e.affinity && (
+        <p data-testid="log-affinity">
+          Session <code className="mono" title={e.affinity.session}>{shortSession(e.affinity.session)}</code>{' '}
+          <span className="muted">({SESSION_SOURCE_LABELS[e.affinity.source] ?? e.affinity.source})</span>: {describeAffinity(e.affinity, e.connectionName)}
+        </p>
+      )}
+      {e.lease && <p data-testid="log-lease">{describeLease(e.lease, e.connectionName)}</p>}
+    </>
+  );
+}
+
+/** A short tag for the request row: how the session or lease routed it. */
+function routeTag(e: RequestLogEntry): string | null {
+  if (e.lease) return e.lease.result === 'held' ? 'lease' : e.lease.result === 'moved' ? 'lease moved' : e.lease.result === 'refused' ? 'lease refused' : null;
+  const a = e.affinity;
+  if (!a) return null;
+  if (a.result === 'created') return 'new session';
+  if (a.result === 'moved') return 're-pinned';
+  return a.pin === 'followed' ? 'followed pin' : null;
+}
+
 function Details({ e, now }: { e: RequestLogEntry; now: number }) {
   return (
     <div className="log-details">
@@ -81,6 +109,7 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
         </div>
       )}
       {e.combo && <ComboDetails c={e.combo} />}
+      <SessionDetails e={e} />
       <h4>Attempts</h4>
       {e.attempts.length === 0 ? (
         <p className="muted">No upstream was called.</p>
@@ -104,6 +133,7 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
                 <td className="tabular">{a.attempt}</td>
                 <td>
                   {a.connectionName} <span className="muted">({a.provider})</span>
+                  {a.via && <div className="small muted">{a.via === 'pin' ? 'tried first: the session\'s pin' : 'under the exclusive lease'}</div>}
                 </td>
                 <td>
                   <code className="mono">{a.model}</code>
@@ -257,7 +287,10 @@ export function LogsPage() {
                           {e.combo && <div className="muted small">via combo {e.combo.name}</div>}
                         </td>
                         <td>{PROTOCOL_LABEL[e.protocol] ?? e.path}</td>
-                        <td>{e.connectionName ?? <span className="muted">{e.errorCode ?? '—'}</span>}</td>
+                        <td>
+                          {e.connectionName ?? <span className="muted">{e.errorCode ?? '—'}</span>}
+                          {routeTag(e) && <div className="muted small" data-testid="log-route-tag">{routeTag(e)}</div>}
+                        </td>
                         <td className="tabular">
                           {e.attempts.length}
                           {failovers > 0 && <span className="warn-text small"> · {failovers} failover{failovers > 1 ? 's' : ''}</span>}

@@ -1,0 +1,117 @@
+// Leases: the exclusive connection leases managed sessions hold (which client key, which
+// connection, generation, since when, until when) and a Release button. Read when the page opens
+// and on Refresh. Which keys may take leases, and on which connections, is set per key on
+// "Connect your agent".
+import { useEffect, useState } from 'react';
+import { ConfirmDialog } from '../../components/Modal';
+import { Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { useDashboard, useSel } from '../../hooks/dashboardContext';
+import { useServerNow } from '../../hooks/useNow';
+import { hrefOf } from '../../hooks/useRoute';
+import { formatAgo, formatRemaining } from '../../lib/format';
+import type { LeaseView } from '../../../shared/model';
+
+export function LeasesPage() {
+  const d = useDashboard();
+  const now = useServerNow();
+  const view = useSel(d.sessions, (s) => s.leases);
+  const loading = useSel(d.sessions, (s) => s.loading);
+  const pending = useSel(d.sessions, (s) => s.pending);
+  const [releasing, setReleasing] = useState<LeaseView | null>(null);
+  const store = d.sessions.getState();
+  useEffect(() => {
+    void d.sessions.getState().loadLeases();
+  }, [d]);
+  const live = view ? view.leases.filter((l) => l.expiresAt > now) : [];
+
+  return (
+    <div className="page">
+      <PageHeader
+        title="Leases"
+        description="A managed session can hold one connection exclusively through POST /api/v1/session-leases on the proxy port. Its requests present the lease; a renewed lease refuses the old generation before anything reaches the provider."
+        actions={
+          <button type="button" className="btn" disabled={loading} onClick={() => void store.loadLeases()}>
+            Refresh
+          </button>
+        }
+      />
+      {view === null ? (
+        <Spinner label="Loading leases" />
+      ) : (
+        <Card title="Active leases">
+          {live.length === 0 ? (
+            <EmptyState title="No active leases">
+              A client key needs the lease:exclusive scope and a list of allowed connections (set them on{' '}
+              <a href={hrefOf('agent')}>Connect your agent</a>) to acquire one.
+            </EmptyState>
+          ) : (
+            <div className="table-wrap">
+              <table className="table" aria-label="Active leases">
+                <thead>
+                  <tr>
+                    <th>Client key</th>
+                    <th>Connection</th>
+                    <th>Generation</th>
+                    <th>Acquired</th>
+                    <th>Renewed</th>
+                    <th>Expires in</th>
+                    <th className="actions-col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {live.map((l) => (
+                    <tr key={l.id} data-testid="lease-row">
+                      <td>
+                        {l.clientKeyName ?? l.clientKeyId}
+                        {l.label && <div className="muted small">{l.label}</div>}
+                      </td>
+                      <td>
+                        <strong>{l.connectionName ?? l.connectionId}</strong>
+                        {l.provider && <span className="muted"> ({l.provider})</span>}
+                      </td>
+                      <td className="tabular">{l.generation}</td>
+                      <td>{formatAgo(l.acquiredAt, now)}</td>
+                      <td>{l.renewedAt > l.acquiredAt ? formatAgo(l.renewedAt, now) : <span className="muted">never</span>}</td>
+                      <td className="tabular">{formatRemaining(l.expiresAt - now)}</td>
+                      <td className="actions-col">
+                        <button
+                          type="button"
+                          className="btn btn-sm btn-ghost danger-text"
+                          disabled={pending[l.id]}
+                          onClick={() => setReleasing(l)}
+                          aria-label={`Release the lease on ${l.connectionName ?? l.connectionId}`}
+                        >
+                          Release
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Card>
+      )}
+      {releasing && (
+        <ConfirmDialog
+          title={`Release the lease on ${releasing.connectionName ?? releasing.connectionId}?`}
+          confirmLabel="Release lease"
+          danger
+          busy={pending[releasing.id]}
+          onCancel={() => setReleasing(null)}
+          onConfirm={async () => {
+            await store.release(releasing.id);
+            setReleasing(null);
+          }}
+        >
+          <p>
+            {releasing.clientKeyName ?? 'Its holder'}'s next request with this lease is refused (lease_not_found), and the connection is free for
+            other sessions at once.
+          </p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+// Sessions: which agent session is pinned to which connection (or combo target), since when,
+// and until when; Forget ends a pin so the session's next request is routed as new. Read when the
+// page opens and on Refresh (pins slide with every request, so they are not pushed).
+import { useEffect, useState } from 'react';
+import { ConfirmDialog } from '../../components/Modal';
+import { Badge, Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { useDashboard, useSel } from '../../hooks/dashboardContext';
+import { useServerNow } from '../../hooks/useNow';
+import { hrefOf } from '../../hooks/useRoute';
+import { formatAgo, formatDuration, formatRemaining } from '../../lib/format';
+import { SESSION_SOURCE_LABELS, shortSession } from '../../lib/sessionWords';
+import type { SessionPinView } from '../../../shared/model';
+
+export function SessionsPage() {
+  const d = useDashboard();
+  const now = useServerNow();
+  const view = useSel(d.sessions, (s) => s.sessions);
+  const loading = useSel(d.sessions, (s) => s.loading);
+  const pending = useSel(d.sessions, (s) => s.pending);
+  const [forgetting, setForgetting] = useState<SessionPinView | null>(null);
+  const store = d.sessions.getState();
+  useEffect(() => {
+    void d.sessions.getState().loadSessions();
+  }, [d]);
+  const live = view ? view.sessions.filter((p) => view.ttlMs === 0 || p.expiresAt > now) : [];
+
+  return (
+    <div className="page">
+      <PageHeader
+        title="Sessions"
+        description="Agents that send a session id stay on the connection that served them last while it is eligible, so the provider's prompt cache keeps working. A pin never blocks failover: a cooling or failing connection is skipped and the pin moves."
+        actions={
+          <button type="button" className="btn" disabled={loading} onClick={() => void store.loadSessions()}>
+            Refresh
+          </button>
+        }
+      />
+      {view === null ? (
+        <Spinner label="Loading sessions" />
+      ) : (
+        <Card
+          title="Pinned sessions"
+          description={
+            view.ttlMs === 0 ? (
+              <>
+                Session affinity is off (TTL 0). Turn it on with <a href={hrefOf('settings')}>Session affinity</a> in the settings.
+              </>
+            ) : (
+              <>A pin ends {formatDuration(view.ttlMs)} after its session's last request.</>
+            )
+          }
+        >
+          {live.length === 0 ? (
+            <EmptyState title="No pinned sessions">
+              Claude Code, Codex CLI and any client sending X-Session-Id (or X-Switchyard-Session) are pinned on their first answered request.
+            </EmptyState>
+          ) : (
+            <div className="table-wrap">
+              <table className="table" aria-label="Pinned sessions">
+                <thead>
+                  <tr>
+                    <th>Session</th>
+                    <th>Client key</th>
+                    <th>Pinned to</th>
+                    <th>Pinned</th>
+                    <th>Last request</th>
+                    <th>Expires in</th>
+                    <th className="actions-col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {live.map((p) => (
+                    <tr key={p.id} data-testid="session-row">
+                      <td>
+                        <code className="mono" title={p.session}>
+                          {shortSession(p.session)}
+                        </code>
+                        <div className="muted small">{SESSION_SOURCE_LABELS[p.source] ?? p.source}</div>
+                      </td>
+                      <td>{p.clientKeyName ?? <span className="muted">none</span>}</td>
+                      <td>
+                        <strong>{p.connectionName ?? p.connectionId}</strong>
+                        {p.comboName !== null || p.comboId !== null ? (
+                          <div className="muted small">
+                            combo {p.comboName ?? p.comboId}
+                            {p.target !== null ? ` · target #${p.target + 1}` : ''}
+                            {p.model ? ` · ${p.model}` : ''}
+                          </div>
+                        ) : (
+                          p.model && <div className="muted small">{p.model}</div>
+                        )}
+                      </td>
+                      <td>{formatAgo(p.pinnedAt, now)}</td>
+                      <td>{formatAgo(p.lastUsedAt, now)}</td>
+                      <td className="tabular">{view.ttlMs === 0 ? <Badge tone="neutral">affinity off</Badge> : formatRemaining(p.expiresAt - now)}</td>
+                      <td className="actions-col">
+                        <button
+                          type="button"
+                          className="btn btn-sm btn-ghost"
+                          disabled={pending[p.id]}
+                          onClick={() => setForgetting(p)}
+                          aria-label={`Forget session ${p.session}`}
+                        >
+                          Forget
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </Card>
+      )}
+      {forgetting && (
+        <ConfirmDialog
+          title={`Forget session ${shortSession(forgetting.session)}?`}
+          confirmLabel="Forget"
+          busy={pending[forgetting.id]}
+          onCancel={() => setForgetting(null)}
+          onConfirm={async () => {
+            await store.forget(forgetting.id);
+            setForgetting(null);
+          }}
+        >
+          <p>
+            Its next request is routed like a new session and pinned to whichever connection serves it. The session's prompt cache on{' '}
+            {forgetting.connectionName ?? 'its connection'} may be lost.
+          </p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

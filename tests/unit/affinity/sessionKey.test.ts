@@ -1,0 +1,49 @@
+// Where a request's session id comes from: the documented header precedence, Claude Code's
+// metadata.user_id as the last resort, and values that are ignored.
+import { describe, expect, it } from 'vitest';
+import { sessionFromUserId, sessionKeyOf } from '../../../src/main/engine/routing/affinity/sessionKey';
+
+const UUID = '3f8a2c1e-7b4d-4e2a-9c61-0d5e8f7a1b23';
+
+describe('sessionKeyOf', () => {
+  it('reads each header on its own', () => {
+    for (const h of ['x-switchyard-session', 'x-omniroute-session', 'x-session-id', 'x-codex-session-id', 'x-claude-code-session-id', 'session_id']) {
+      expect(sessionKeyOf({ [h]: 'abc' }, {})).toEqual({ id: 'abc', source: h });
+    }
+  });
+
+  it('takes the explicit Switchyard header over the generic ones, and those over what agents send on their own', () => {
+    const all = {
+      session_id: 'codex-cli',
+      'x-claude-code-session-id': 'claude-code',
+      'x-codex-session-id': 'codex',
+      'x-session-id': 'generic',
+      'x-omniroute-session': 'omni',
+      'x-switchyard-session': 'mine',
+    };
+    const order = ['x-switchyard-session', 'x-omniroute-session', 'x-session-id', 'x-codex-session-id', 'x-claude-code-session-id', 'session_id'];
+    const headers: Record<string, string> = { ...all };
+    for (const h of order) {
+      expect(sessionKeyOf(headers, { metadata: { user_id: `user_x_account_y_session_${UUID}` } })?.source).toBe(h);
+      delete headers[h];
+    }
+    expect(sessionKeyOf(headers, { metadata: { user_id: `user_x_account_y_session_${UUID}` } })).toEqual({ id: UUID, source: 'metadata.user_id' });
+  });
+
+  it('skips empty, over-long and unprintable values and reads the next source', () => {
+    expect(sessionKeyOf({ 'x-switchyard-session': '  ', 'x-session-id': 'next' }, {})?.id).toBe('next');
+    expect(sessionKeyOf({ 'x-switchyard-session': 'x'.repeat(201), 'x-session-id': 'next' }, {})?.id).toBe('next');
+    expect(sessionKeyOf({ 'x-switchyard-session': 'tab\there', 'x-session-id': 'next' }, {})?.id).toBe('next');
+    expect(sessionKeyOf({ 'x-switchyard-session': ` ${'y'.repeat(200)} ` }, {})?.id).toBe('y'.repeat(200));
+    expect(sessionKeyOf({}, {})).toBeNull();
+    expect(sessionKeyOf({}, { metadata: 'not an object' })).toBeNull();
+  });
+
+  it('takes only the session part of Claude Code metadata.user_id, in both of its formats', () => {
+    expect(sessionFromUserId(`user_${'ab'.repeat(32)}_account_1b2c3d4e-0000-4000-8000-000000000000_session_${UUID}`)).toBe(UUID);
+    expect(sessionFromUserId(JSON.stringify({ device_id: 'dev', account_uuid: 'acc', session_id: UUID }))).toBe(UUID);
+    expect(sessionFromUserId('user_only')).toBeNull();
+    expect(sessionFromUserId('{not json')).toBeNull();
+    expect(sessionFromUserId(42)).toBeNull();
+  });
+});
