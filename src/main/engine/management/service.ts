@@ -13,7 +13,10 @@ import type { ConnectionRegistry } from '../connections/registry';
 import { ApiError, notFound } from '../errors';
 import type { RequestLog } from '../logs/requestLog';
 import { modelsView } from '../proxy/models';
+import type { ErrorRuleRegistry } from '../resilience/errorRuleRegistry';
+import { errorRulesView, explainProviderError } from '../resilience/errorRuleTester';
 import type { Resilience } from '../resilience/port';
+import type { EgressIps } from '../upstream/egressIps';
 import type { ComboRegistry } from '../routing/combos/comboRegistry';
 import type { ModelCatalog } from '../routing/combos/modelCatalog';
 import type { SettingsService } from '../settings/settingsService';
@@ -36,6 +39,8 @@ export interface ManagementDeps {
   tester: ConnectionTester;
   combos: ComboRegistry;
   catalog: ModelCatalog;
+  errorRules: ErrorRuleRegistry;
+  egress: Pick<EgressIps, 'probe'>;
   proxy: () => { port: number | null; error: string | null };
   managementUrl: () => string | null;
   /** Stored rows skipped because they cannot be read. */
@@ -176,6 +181,10 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
       return { deleted: true };
     },
     getModelCatalog: async () => d.catalog.entries(),
+
+    listErrorRules: async () => errorRulesView(d.errorRules),
+    testErrorRule: async (input) => explainProviderError(d.errorRules, input, d.clock.now(), d.settings.values),
+    probeEgressIp: async ({ id }) => d.egress.probe(d.registry.require(id)),
   };
 
   return Object.assign(handlers, { health, appInfo });
