@@ -18,8 +18,11 @@ import { RequestLog } from './logs/requestLog';
 import { ConnectionTester } from './management/connectionTester';
 import { createManagementService } from './management/service';
 import { ProxyServer } from './proxy/server';
+import type { EgressHistory } from './resilience/egressLockout';
+import { ErrorRuleRegistry } from './resilience/errorRuleRegistry';
 import type { Resilience } from './resilience/port';
 import { createResilience } from './resilience/resilienceService';
+import { statusRestatementInterceptor } from './resilience/statusRestatement';
 import { ComboRegistry } from './routing/combos/comboRegistry';
 import { ComboRouter } from './routing/combos/comboRouter';
 import { ModelCatalog } from './routing/combos/modelCatalog';
@@ -38,6 +41,7 @@ import { KeyValueRepo } from './store/keyValueRepo';
 import { LogsRepo } from './store/logsRepo';
 import { UnreadableRows } from './store/unreadableRows';
 import { UpstreamClient } from './upstream/client';
+import { EgressIps } from './upstream/egressIps';
 import { TimeoutResolver } from './upstream/timeouts';
 import type { Random } from './random';
 import { systemRandom } from './random';
@@ -52,6 +56,10 @@ export interface EngineContext {
   settings: SettingsService;
   registry: ConnectionRegistry;
   breakersRepo: BreakersRepo;
+  /** Provider error rules: the built-in catalog and the operator's (kept in step with settings by resilience). */
+  errorRules: ErrorRuleRegistry;
+  /** Each connection's last known egress IP (the egress-bucketed lockout). */
+  egress: EgressHistory;
 }
 
 export interface EngineOptions {
@@ -114,16 +122,43 @@ export async function createEngine(o: EngineOptions) {
   clientKeys.ensureDefault();
   const breakersRepo = new BreakersRepo(db, () => clock.now(), unreadable);
 
-  const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo };
+  const upstream = new UpstreamClient();
+  const errorRules = new ErrorRuleRegistry();
+  // The request log is created further down; the egress history reads it only when a 429 arrives.
+  let requestLogRef: RequestLog | null = null;
+  const egress = new EgressIps({
+    upstream,
+    registry,
+    clock,
+    probeUrl: () => settings.values['egress.probeUrl'],
+    history: (ids, since) => requestLogRef?.lastEgressIps(ids, since) ?? new Map(),
+    log: log.child('egress'),
+  });
+
+  const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo, errorRules, egress };
   const resilience = (o.resilience ?? ((c) => createResilience(c)))(ctx);
   const admission = (o.admission ?? ((c) => createAdmission({ ...c, log: c.log.child('admission') })))({ ...ctx, resilience });
 
-  const upstream = new UpstreamClient();
   const latency = new LatencyTracker();
   const quota = new QuotaSignals();
+  // Pooled sockets of an outbound proxy no connection uses any more are closed.
+  const proxyOf = new Map(registry.all().map((c) => [c.id, registry.outboundProxyOf(c)]));
   registry.onChange((kind, ids) => {
     if (kind !== 'config') return;
     for (const id of ids) {
+      const before = proxyOf.get(id) ?? null;
+      const conn = registry.get(id);
+      const after = conn ? registry.outboundProxyOf(conn) : null;
+      proxyOf.set(id, after);
+      if (!conn) proxyOf.delete(id);
+      if (before && before !== after && ![...proxyOf.values()].includes(before)) void upstream.forgetProxy(before);
+    }
+  });
+  registry.onChange((kind, ids) => {
+    if (kind !== 'config') return;
+    for (const id of ids) {
+      // A changed connection may leave through another route: probe its egress IP afresh.
+      egress.forget(id);
       if (registry.get(id)) continue;
       latency.forget(id);
       quota.forget(id);
@@ -160,6 +195,7 @@ export async function createEngine(o: EngineOptions) {
     retentionDays: settings.values['logs.retentionDays'],
     maxRows: settings.values['logs.maxRows'],
   }));
+  requestLogRef = requestLog;
 
   const proxy = new ProxyServer({
     registry,
@@ -170,7 +206,8 @@ export async function createEngine(o: EngineOptions) {
     selector,
     latency,
     combos: comboRouter,
-    interceptors: [quotaSignalsInterceptor(quota, clock), comboRouter.interceptor()],
+    // Status restatement is innermost, so every other interceptor already sees the corrected status.
+    interceptors: [quotaSignalsInterceptor(quota, clock), comboRouter.interceptor(), egress.interceptor(), statusRestatementInterceptor()],
     requestLog,
     timeouts: new TimeoutResolver(() => settings.snapshot),
     redactor,
@@ -197,6 +234,8 @@ export async function createEngine(o: EngineOptions) {
     tester: new ConnectionTester(registry, upstream, clock, redactor),
     combos,
     catalog,
+    errorRules,
+    egress,
     proxy: () => ({ port: proxy.port, error: proxyError }),
     managementUrl: o.managementUrl ?? (() => null),
     unreadable: () => unreadable.list(),

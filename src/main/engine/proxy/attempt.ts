@@ -103,6 +103,11 @@ export function upstreamDispatch(deps: UpstreamCallDeps): Dispatch {
     for (const k in ctx.extraHeaders) headers[k] = ctx.extraHeaders[k]!;
 
     const t0 = deps.clock.monotonic();
+    // A connection configured to leave through a proxy never goes direct (it would show the real IP).
+    if (deps.registry.outboundProxyUnreadable(conn)) {
+      const message = 'the outbound proxy of this connection cannot be decrypted on this machine; enter it again';
+      return { kind: 'failed', failure: { kind: 'network', status: null, headers: {}, body: '', message }, response: null, ttfbMs: null };
+    }
     let upstream: UpstreamResponse;
     try {
       upstream = await deps.upstream.request({
@@ -114,6 +119,7 @@ export function upstreamDispatch(deps: UpstreamCallDeps): Dispatch {
         connectTimeoutMs: timeouts.connectMs,
         headersTimeoutMs: target.headersTimeoutMs ?? timeouts.headersMs,
         idleTimeoutMs: timeouts.idleMs,
+        proxy: deps.registry.outboundProxyOf(conn),
       });
     } catch (err) {
       const a = abortedOutcome(signal);
