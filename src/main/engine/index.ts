@@ -77,6 +77,8 @@ export interface EngineOptions {
   proxyPort?: number;
   /** Where the management API is reachable over HTTP (headless), for the UI. */
   managementUrl?: () => string | null;
+  /** Provider error rules with another built-in catalog or allowlists (tests); default: the shipped ones. */
+  errorRules?: ErrorRuleRegistry;
   /** Factories for the layers that have more than one implementation. */
   resilience?: (ctx: EngineContext) => Resilience;
   admission?: (ctx: EngineContext & { resilience: Resilience }) => AdmissionPort;
@@ -123,7 +125,7 @@ export async function createEngine(o: EngineOptions) {
   const breakersRepo = new BreakersRepo(db, () => clock.now(), unreadable);
 
   const upstream = new UpstreamClient();
-  const errorRules = new ErrorRuleRegistry();
+  const errorRules = o.errorRules ?? new ErrorRuleRegistry();
   // The request log is created further down; the egress history reads it only when a 429 arrives.
   let requestLogRef: RequestLog | null = null;
   const egress = new EgressIps({
