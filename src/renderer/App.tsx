@@ -11,6 +11,7 @@ import { BreakersPage } from './features/breakers/BreakersPage';
 import { CombosPage } from './features/combos/CombosPage';
 import { ConnectionsPage } from './features/connections/ConnectionsPage';
 import { CooldownsPage } from './features/cooldowns/CooldownsPage';
+import { ErrorRulesPage } from './features/errorRules/ErrorRulesPage';
 import { LogsPage } from './features/logs/LogsPage';
 import { SettingsPage } from './features/settings/SettingsPage';
 import { DashboardContext } from './hooks/dashboardContext';
@@ -23,6 +24,7 @@ const TITLES: Record<PageId, string> = {
   combos: 'Combos',
   cooldowns: 'Cooldown manager',
   breakers: 'Provider breakers',
+  errorRules: 'Error rules',
   settings: 'Resilience settings',
   logs: 'Request log',
   app: 'App & token',
@@ -97,6 +99,7 @@ function Connected({ token, onUnauthorized, onForgetToken }: { token: string | n
           {page === 'combos' && <CombosPage />}
           {page === 'cooldowns' && <CooldownsPage />}
           {page === 'breakers' && <BreakersPage />}
+          {page === 'errorRules' && <ErrorRulesPage />}
           {page === 'settings' && <SettingsPage />}
           {page === 'logs' && <LogsPage />}
           {page === 'app' && <AppPage onForgetToken={onForgetToken} />}

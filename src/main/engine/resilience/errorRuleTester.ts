@@ -25,8 +25,12 @@ type Values = Pick<
   'modelLockout.baseCooldownMs' | 'modelLockout.maxCooldownMs' | 'connectionCooldown.apikeyBaseMs' | 'connectionCooldown.useUpstreamRetryHints'
 >;
 
-/** "90 s", "10 min", "6 h", "30 days". */
+/** "90 s", "10 min", "1 h", "6 h", "30 days": the largest unit that states it exactly, else rounded. */
 export function formatMs(ms: number): string {
+  const DAY = 86_400_000;
+  if (ms >= DAY && ms % DAY === 0) return ms === DAY ? '1 day' : `${ms / DAY} days`;
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
   const s = ms / 1000;
   if (s < 120) return `${Math.round(s * 10) / 10} s`;
   const m = s / 60;

@@ -103,6 +103,7 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
                 <td className="tabular">{a.attempt}</td>
                 <td>
                   {a.connectionName} <span className="muted">({a.provider})</span>
+                  {a.egressIp && <div className="muted small">via {a.egressIp}</div>}
                 </td>
                 <td>
                   <code className="mono">{a.model}</code>
