@@ -1,6 +1,7 @@
 // The Error rules editors' form logic (R-CM-05/06): duration choices, rows to setting values and
 // back, errors keyed by row and field, and engine messages mapped to rows.
 import { describe, expect, it } from 'vitest';
+import { buildCreateInput, buildUpdateInput, emptyForm, formFromConnection } from '../../../src/renderer/lib/connectionForm';
 import {
   defaultsFromRows,
   durationFromMs,
@@ -12,6 +13,7 @@ import {
   rowsFromRules,
   rulesFromRows,
 } from '../../../src/renderer/lib/errorRulesForm';
+import { connection } from './builders';
 
 const MIN = 60_000;
 
@@ -78,5 +80,19 @@ describe('engine messages', () => {
       message: 'must be at least 1 minute (60000 ms)',
     });
     expect(rowErrorFromMessage('providerErrorRules lists more than 50 rules')).toBeNull();
+  });
+});
+
+describe('the connection form\'s outbound proxy', () => {
+  it('an untouched masked proxy is not sent; a new one is; clearing it sends null; a bad URL is refused in place', () => {
+    const c = connection({ outboundProxy: 'socks5://••••@10.0.0.2:1080' });
+    const f = formFromConnection(c);
+    expect(f.outboundProxy).toBe('socks5://••••@10.0.0.2:1080');
+    expect(buildUpdateInput(f, c)).toEqual({ ok: true, input: {} });
+    expect(buildUpdateInput({ ...f, outboundProxy: 'http://proxy.local:3128' }, c)).toEqual({ ok: true, input: { outboundProxy: 'http://proxy.local:3128' } });
+    expect(buildUpdateInput({ ...f, outboundProxy: '' }, c)).toEqual({ ok: true, input: { outboundProxy: null } });
+    expect(buildUpdateInput({ ...f, outboundProxy: 'ftp://x' }, c)).toMatchObject({ ok: false, errors: { outboundProxy: expect.stringContaining('socks5://') } });
+    const created = buildCreateInput({ ...emptyForm('openai-compatible'), name: 'N', provider: 'p', baseUrl: 'http://x.test', outboundProxy: 'socks5://u:p@127.0.0.1:1080' });
+    expect(created.ok && created.input.outboundProxy).toBe('socks5://u:p@127.0.0.1:1080');
   });
 });
