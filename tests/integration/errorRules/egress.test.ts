@@ -157,6 +157,18 @@ describe('outbound proxies and the egress-bucketed lockout', () => {
     }
   });
 
+  it('R-EGR-10: the last known IP is history: a sibling that moved to another route within 24 h may still be cooled (accepted)', async () => {
+    const r = await start();
+    const { a, b } = await family(r);
+    await r.t.api.createCombo({ name: 'via-b', targets: [{ connectionId: b.id, model: 'big-pickle' }] });
+    expect(await ask(r.client, 'via-b')).toMatchObject({ status: 200, selected: b.id });
+    // B now leaves from 127.0.0.3; its probe is forgotten, its logged attempt still says 127.0.0.2.
+    await r.t.api.updateConnection({ id: b.id, patch: { outboundProxy: httpOther.url } });
+    fake.script({ key: KA }, [gatewayError(429, 'Rate limit exceeded')]);
+    await ask(r.client, 'big-pickle');
+    expect(await cooling(r, a, b)).toEqual(['cooling', 'cooling']);
+  });
+
   it('R-EGR-04: with the probe off (cold cache, no rows) only the failing connection cools', async () => {
     const r = await start();
     const probesBefore = echo.seen.length;
