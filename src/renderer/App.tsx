@@ -12,6 +12,7 @@ import { CombosPage } from './features/combos/CombosPage';
 import { ConnectionsPage } from './features/connections/ConnectionsPage';
 import { CooldownsPage } from './features/cooldowns/CooldownsPage';
 import { LeasesPage } from './features/leases/LeasesPage';
+import { ErrorRulesPage } from './features/errorRules/ErrorRulesPage';
 import { LogsPage } from './features/logs/LogsPage';
 import { SessionsPage } from './features/sessions/SessionsPage';
 import { SettingsPage } from './features/settings/SettingsPage';
@@ -25,6 +26,7 @@ const TITLES: Record<PageId, string> = {
   combos: 'Combos',
   cooldowns: 'Cooldown manager',
   breakers: 'Provider breakers',
+  errorRules: 'Error rules',
   settings: 'Resilience settings',
   logs: 'Request log',
   sessions: 'Sessions',
@@ -101,6 +103,7 @@ function Connected({ token, onUnauthorized, onForgetToken }: { token: string | n
           {page === 'combos' && <CombosPage />}
           {page === 'cooldowns' && <CooldownsPage />}
           {page === 'breakers' && <BreakersPage />}
+          {page === 'errorRules' && <ErrorRulesPage />}
           {page === 'settings' && <SettingsPage />}
           {page === 'logs' && <LogsPage />}
           {page === 'sessions' && <SessionsPage />}

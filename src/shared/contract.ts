@@ -19,6 +19,9 @@ import type {
   ConnectionTestResult,
   ConnectionView,
   CooldownsView,
+  EgressProbeView,
+  ErrorRuleTestResult,
+  ErrorRulesView,
   HealthView,
   LeasesView,
   LogsPage,
@@ -33,6 +36,7 @@ import type {
 } from './model';
 import { jsonTooDeep, jsonValueProblem, MANAGEMENT_JSON_MAX_DEPTH, prototypeKeyPath, type JsonLimits } from './jsonBounds';
 import { AUTH_CLASSES, CLIENT_KEY_SCOPES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGIES, CONNECTION_KINDS } from './model';
+import { checkOutboundProxy } from './outboundProxy';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -128,6 +132,18 @@ const httpUrl = z
     }
   }, 'must be an http:// or https:// URL');
 
+/** Write-only like the secret: omitted keeps it, null removes it; answers show it masked. */
+const outboundProxyField = z
+  .string()
+  .trim()
+  .max(2_000)
+  .superRefine((v, ctx) => {
+    const c = checkOutboundProxy(v);
+    if (!c.ok) ctx.addIssue({ code: 'custom', message: c.message });
+  })
+  .nullable()
+  .optional();
+
 const connectionFields = {
   name: z.string().trim().min(1).max(100),
   kind: z.enum(CONNECTION_KINDS),
@@ -147,6 +163,7 @@ const connectionFields = {
   disableCooling: z.boolean().optional(),
   providerSpecificData: providerSpecificDataSchema.optional(),
   timeouts: timeoutsSchema.optional(),
+  outboundProxy: outboundProxyField,
 };
 
 export const connectionCreateSchema = z
@@ -176,6 +193,7 @@ export const connectionUpdateSchema = z
     disableCooling: connectionFields.disableCooling,
     providerSpecificData: connectionFields.providerSpecificData,
     timeouts: connectionFields.timeouts,
+    outboundProxy: connectionFields.outboundProxy,
     rateLimitProtection: z.unknown().optional(),
   })
   .strict();
@@ -644,6 +662,32 @@ export const contract = {
     path: '/api/oauth/usage',
     input: z.object({ connectionId: id.optional() }).strict(),
     summary: "Reads the usage windows from Claude's usage API now (one account, or all).",
+  }),
+
+  listErrorRules: method<ErrorRulesView>()({
+    http: 'GET',
+    path: '/api/error-rules',
+    input: none,
+    summary: 'Built-in provider error rules, status restatements and allowlists (operator rules and defaults are settings).',
+  }),
+  testErrorRule: method<ErrorRuleTestResult>()({
+    http: 'POST',
+    path: '/api/error-rules/test',
+    input: z
+      .object({
+        provider: providerId,
+        status: z.number().int().min(400).max(599),
+        body: z.string().max(64 * 1024),
+        headers: z.record(z.string().min(1).max(200), z.string().max(2_000)).optional(),
+      })
+      .strict(),
+    summary: 'Which rule an upstream error (provider, status, body) matches and what it would do, through the real matcher.',
+  }),
+  probeEgressIp: method<EgressProbeView>()({
+    http: 'POST',
+    path: '/api/providers/:id/egress-ip',
+    input: z.object({ id }).strict(),
+    summary: 'Ask the egress-IP probe URL through this connection\'s route (its outbound proxy, if any) now.',
   }),
 } as const;
 

@@ -170,6 +170,8 @@ export interface ConnectionView {
   timeouts: ConnectionTimeouts;
   /** The secret, masked ("sk-a…9f3c"); never the value. */
   secret: { set: boolean; masked: string | null };
+  /** Outbound proxy (http(s):// or socks5://) with any credentials masked; null: direct. */
+  outboundProxy: string | null;
   health: ConnectionHealth;
   createdAt: number;
   updatedAt: number;
@@ -213,9 +215,10 @@ export type LockoutScope = 'family' | 'exact';
  * Why a model lock exists: `status` the model-lockout status rule (§3.1, master switch);
  * `rate_limit` a 429 without account-wide evidence, cooling only that model on that connection
  * (connection-cooldown durations, independent of the switch); `queue` a long body-declared wait
- * (R-RQ-13); `request_rejected` R-CC-37; `no_cooling` a disableCooling connection's cooldown.
+ * (R-RQ-13); `request_rejected` R-CC-37; `no_cooling` a disableCooling connection's cooldown;
+ * `rule` a provider error rule with scope "model" (SPEC §7b, independent of the switch).
  */
-export type LockOrigin = 'status' | 'rate_limit' | 'queue' | 'request_rejected' | 'no_cooling';
+export type LockOrigin = 'status' | 'rate_limit' | 'queue' | 'request_rejected' | 'no_cooling' | 'rule';
 
 export interface ModelLockoutView {
   provider: string;
@@ -424,6 +427,8 @@ export interface AttemptEntry {
   dropped?: string[];
   /** Why this connection was tried first: the session's pin, or the request's exclusive lease. */
   via?: 'pin' | 'lease' | null;
+  /** The connection's egress IP when the attempt started (egress probe, SPEC §7c); null: not known. */
+  egressIp?: string | null;
 }
 
 export interface RequestLogEntry {
@@ -774,4 +779,81 @@ export interface LeaseView {
 export interface LeasesView {
   now: number;
   leases: LeaseView[];
+}
+
+// ---- provider error rules (SPEC §7, §7b, §7c) ------------------------------------------------
+
+/** A built-in classification rule, as the Error rules page lists it (read-only). */
+export interface BuiltInErrorRuleView {
+  id: string;
+  providers: string[];
+  statuses: number[] | null;
+  textMarkers: string[] | null;
+  codes: string[] | null;
+  reason: string;
+  scope: 'model' | 'connection' | 'provider';
+  baseCooldownMs: number | null;
+  note: string;
+}
+
+/** A built-in status restatement rule (read-only). */
+export interface RestatementRuleView {
+  id: string;
+  provider: string;
+  fromStatuses: number[];
+  toStatus: number;
+  textMarkers: string[];
+  excludeMarkers: string[];
+  defaultRetryAfterMs: number | null;
+}
+
+export interface ErrorRulesView {
+  builtIn: BuiltInErrorRuleView[];
+  restatements: RestatementRuleView[];
+  /** Providers whose built-in rules see the error text (others: only {code, type}). */
+  fullTextProviders: string[];
+  /** Providers whose built-in rule scopes are acted on (others: informational). */
+  honorsScopeProviders: string[];
+  /** The egress-bucketed family (§7c). */
+  egressBucketedProviders: string[];
+  /** Providers that have an operator rule or default (they bypass both allowlists). */
+  operatorProviders: string[];
+}
+
+/** What one error would do: the real restatement and classification, described. */
+export interface ErrorRuleTestResult {
+  /** The status restatement that applied, if any. */
+  restated: { ruleId: string; fromStatus: number; toStatus: number; clientRetryAfterMs: number | null } | null;
+  /** The status after restatement. */
+  status: number;
+  /** Which rule decided: an operator rule, a built-in catalog rule, a provider default, a built-in detector, or none. */
+  matched: {
+    source: 'operator' | 'builtin' | 'default' | 'detector' | 'none';
+    id: string | null;
+    /** The operator rule's index in providerErrorRules. */
+    index: number | null;
+    /** False: the rule matched but is not acted on for this provider. */
+    honored: boolean;
+  };
+  reason: string;
+  /** What it is held against. */
+  scope: 'model' | 'connection' | 'provider' | 'request';
+  /** In words: what happens to the connection, the model or the provider. */
+  effect: string;
+  /** A fixed cooldown the rule sets (ms), when it has one. */
+  cooldownMs: number | null;
+  /** The terminal state it causes, if any. */
+  terminal: string | null;
+  failover: boolean;
+  tripsBreaker: boolean;
+  /** Retry-After the client would be told (ms), when known without a connection. */
+  clientRetryAfterMs: number | null;
+  notes: string[];
+}
+
+export interface EgressProbeView {
+  connectionId: string;
+  ip: string | null;
+  probedAt: number;
+  error: string | null;
 }

@@ -10,6 +10,7 @@ export type PageName =
   | 'Combos'
   | 'Cooldown manager'
   | 'Provider breakers'
+  | 'Error rules'
   | 'Resilience settings'
   | 'Request log'
   | 'Sessions'

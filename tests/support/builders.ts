@@ -27,6 +27,8 @@ export function connectionRecord(over: Partial<ConnectionRecord> = {}): Connecti
     timeouts: {},
     secretEnc: null,
     secretMasked: null,
+    outboundProxy: null,
+    outboundProxyEnc: null,
     health: emptyHealth(),
     createdAt: seq,
     updatedAt: seq,

@@ -22,8 +22,11 @@ import { ConnectionTester } from './management/connectionTester';
 import { createManagementService } from './management/service';
 import type { AttemptInterceptor } from './proxy/attempt';
 import { ProxyServer } from './proxy/server';
+import type { EgressHistory } from './resilience/egressLockout';
+import { ErrorRuleRegistry } from './resilience/errorRuleRegistry';
 import type { Resilience } from './resilience/port';
 import { createResilience } from './resilience/resilienceService';
+import { statusRestatementInterceptor } from './resilience/statusRestatement';
 import { ComboRegistry } from './routing/combos/comboRegistry';
 import { ComboRouter } from './routing/combos/comboRouter';
 import { ModelCatalog } from './routing/combos/modelCatalog';
@@ -50,6 +53,7 @@ import { LogsRepo } from './store/logsRepo';
 import { SessionPinsRepo } from './store/sessionPinsRepo';
 import { UnreadableRows } from './store/unreadableRows';
 import { UpstreamClient } from './upstream/client';
+import { EgressIps } from './upstream/egressIps';
 import { TimeoutResolver } from './upstream/timeouts';
 import type { Random } from './random';
 import { systemRandom } from './random';
@@ -64,6 +68,10 @@ export interface EngineContext {
   settings: SettingsService;
   registry: ConnectionRegistry;
   breakersRepo: BreakersRepo;
+  /** Provider error rules: the built-in catalog and the operator's (kept in step with settings by resilience). */
+  errorRules: ErrorRuleRegistry;
+  /** Each connection's last known egress IP (the egress-bucketed lockout). */
+  egress: EgressHistory;
 }
 
 export interface EngineOptions {
@@ -81,6 +89,8 @@ export interface EngineOptions {
   proxyPort?: number;
   /** Where the management API is reachable over HTTP (headless), for the UI. */
   managementUrl?: () => string | null;
+  /** Provider error rules with another built-in catalog or allowlists (tests); default: the shipped ones. */
+  errorRules?: ErrorRuleRegistry;
   /** Factories for the layers that have more than one implementation. */
   resilience?: (ctx: EngineContext) => Resilience;
   admission?: (ctx: EngineContext & { resilience: Resilience }) => AdmissionPort;
@@ -134,11 +144,23 @@ export async function createEngine(o: EngineOptions) {
   clientKeys.ensureDefault();
   const breakersRepo = new BreakersRepo(db, () => clock.now(), unreadable);
 
-  const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo };
+  const upstream = new UpstreamClient();
+  const errorRules = o.errorRules ?? new ErrorRuleRegistry();
+  // The request log is created further down; the egress history reads it only when a 429 arrives.
+  let requestLogRef: RequestLog | null = null;
+  const egress = new EgressIps({
+    upstream,
+    registry,
+    clock,
+    probeUrl: () => settings.values['egress.probeUrl'],
+    history: (ids, since) => requestLogRef?.lastEgressIps(ids, since) ?? new Map(),
+    log: log.child('egress'),
+  });
+
+  const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo, errorRules, egress };
   const resilience = (o.resilience ?? ((c) => createResilience(c)))(ctx);
   const admission = (o.admission ?? ((c) => createAdmission({ ...c, log: c.log.child('admission') })))({ ...ctx, resilience });
 
-  const upstream = new UpstreamClient();
   const latency = new LatencyTracker();
   const quota = new QuotaSignals();
   const timeouts = new TimeoutResolver(() => settings.snapshot);
@@ -154,9 +176,24 @@ export async function createEngine(o: EngineOptions) {
     credentialsPath: o.claudeCredentialsPath,
     openUrl: o.openUrl,
   });
+  // Pooled sockets of an outbound proxy no connection uses any more are closed.
+  const proxyOf = new Map(registry.all().map((c) => [c.id, registry.outboundProxyOf(c)]));
   registry.onChange((kind, ids) => {
     if (kind !== 'config') return;
     for (const id of ids) {
+      const before = proxyOf.get(id) ?? null;
+      const conn = registry.get(id);
+      const after = conn ? registry.outboundProxyOf(conn) : null;
+      proxyOf.set(id, after);
+      if (!conn) proxyOf.delete(id);
+      if (before && before !== after && ![...proxyOf.values()].includes(before)) void upstream.forgetProxy(before);
+    }
+  });
+  registry.onChange((kind, ids) => {
+    if (kind !== 'config') return;
+    for (const id of ids) {
+      // A changed connection may leave through another route: probe its egress IP afresh.
+      egress.forget(id);
       if (registry.get(id)) continue;
       latency.forget(id);
       quota.forget(id);
@@ -213,6 +250,7 @@ export async function createEngine(o: EngineOptions) {
     retentionDays: settings.values['logs.retentionDays'],
     maxRows: settings.values['logs.maxRows'],
   }));
+  requestLogRef = requestLog;
 
   const proxy = new ProxyServer({
     registry,
@@ -239,8 +277,11 @@ export async function createEngine(o: EngineOptions) {
       quotaSignalsInterceptor(quota, clock),
       comboRouter.interceptor(),
       sessions.interceptor(),
+      egress.interceptor(),
       createClaudePipelineInterceptor({ accounts: claude, resilience, timeouts, clock, random }),
       ...(o.interceptors ?? []),
+      // Status restatement is innermost, so every other interceptor already sees the corrected status.
+      statusRestatementInterceptor(),
     ],
   });
   let proxyError: string | null = null;
@@ -262,6 +303,8 @@ export async function createEngine(o: EngineOptions) {
     combos,
     catalog,
     claude,
+    errorRules,
+    egress,
     proxy: () => ({ port: proxy.port, error: proxyError }),
     managementUrl: o.managementUrl ?? (() => null),
     unreadable: () => unreadable.list(),

@@ -13,6 +13,7 @@ const NAV: { id: PageId; label: string; section?: string }[] = [
   { id: 'combos', label: 'Combos' },
   { id: 'cooldowns', label: 'Cooldown manager', section: 'Resilience' },
   { id: 'breakers', label: 'Provider breakers' },
+  { id: 'errorRules', label: 'Error rules' },
   { id: 'settings', label: 'Resilience settings' },
   { id: 'logs', label: 'Request log', section: 'Traffic' },
   { id: 'sessions', label: 'Sessions' },

@@ -38,6 +38,12 @@ export const icons = {
       <path d="M9 1.5L3.5 9H8l-1 5.5L12.5 7H8z" />
     </Icon>
   ),
+  errorRules: (
+    <Icon>
+      <path d="M8 1.75l5.75 10.5H2.25z" />
+      <path d="M8 6v3M8 10.75v.01" />
+    </Icon>
+  ),
   settings: (
     <Icon>
       <path d="M2.5 4.5h6M11.5 4.5h2M2.5 11.5h2M7.5 11.5h6" />

@@ -12,6 +12,7 @@ import type {
   RateLimitOverrides,
 } from '../../shared/model';
 import { CLAUDE_KIND, KIND_INFO } from '../../shared/model';
+import { checkOutboundProxy } from '../../shared/outboundProxy';
 
 export interface ModelCapRow {
   model: string;
@@ -55,6 +56,8 @@ export interface ConnectionForm {
   connectMs: string;
   headersMs: string;
   idleMs: string;
+  /** Outbound proxy URL as typed; on edit it starts as the stored (masked) form, '' = direct. */
+  outboundProxy: string;
 }
 
 export type FormErrors = Record<string, string>;
@@ -110,6 +113,7 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
     connectMs: '',
     headersMs: '',
     idleMs: '',
+    outboundProxy: '',
   };
 }
 
@@ -154,6 +158,7 @@ export function formFromConnection(c: ConnectionView): ConnectionForm {
     connectMs: str(c.timeouts?.connectMs),
     headersMs: str(c.timeouts?.headersMs),
     idleMs: str(c.timeouts?.idleMs),
+    outboundProxy: c.outboundProxy ?? '',
   };
 }
 
@@ -214,6 +219,8 @@ interface Parsed {
   organizationUUID: string;
   rateLimitResetSeconds: number | undefined;
   timeouts: ConnectionTimeouts;
+  /** '' = direct. */
+  outboundProxy: string;
 }
 
 const OVERRIDE_KEYS = ['maxConcurrent', 'modelConcurrency', 'maxWaitMs', 'executionMaxWaitMs', 'requestsPerMinute', 'minTimeMs'] as const;
@@ -287,7 +294,15 @@ function parseForm(f: ConnectionForm, errors: FormErrors): Parsed {
     idleMs: intIn(errors, 'timeouts.idleMs', f.idleMs, 1_000, 3_600_000),
   };
 
+  const outboundProxy = f.outboundProxy.trim();
+  if (outboundProxy) {
+    const c = checkOutboundProxy(outboundProxy);
+    // The stored form of a proxy with credentials is masked; sent back unchanged it keeps the stored URL.
+    if (!c.ok && !outboundProxy.includes('••••')) errors.outboundProxy = c.message;
+  }
+
   return {
+    outboundProxy,
     name,
     kind: f.kind,
     provider,
@@ -358,6 +373,7 @@ export function buildCreateInput(f: ConnectionForm): BuiltInput<ConnectionCreate
       providerSpecificData: psd,
       timeouts: defined(p.timeouts),
       ...(secret ? { secret } : {}),
+      ...(p.outboundProxy ? { outboundProxy: p.outboundProxy } : {}),
       rateLimitProtection: f.rateLimitProtection,
     },
   };
@@ -401,6 +417,7 @@ export function buildUpdateInput(
   if (changed('servesResponses')) input.servesResponses = now.servesResponses;
   if (changed('maxConcurrent')) input.maxConcurrent = now.maxConcurrent ?? null;
   if (changed('disableCooling')) input.disableCooling = now.disableCooling;
+  if (changed('outboundProxy')) input.outboundProxy = now.outboundProxy || null;
 
   const ro = mergeKeys(latest.rateLimitOverrides ?? {}, now.overrides, was.overrides, OVERRIDE_KEYS);
   if (ro) input.rateLimitOverrides = ro;
@@ -469,6 +486,7 @@ export const FORM_FIELDS = [
   'rateLimitOverrides',
   'providerSpecificData',
   'timeouts',
+  'outboundProxy',
 ] as const;
 
 export function isFormField(field: string): boolean {

@@ -14,7 +14,8 @@ export type SettingGroup =
   | 'concurrency'
   | 'routing'
   | 'claude'
-  | 'combos';
+  | 'combos'
+  | 'errorRules';
 
 export type SettingUnit = 'ms' | 's' | 'count' | 'bytes' | 'port' | 'points' | 'days';
 
@@ -61,6 +62,8 @@ export interface JsonDef<T = unknown> extends BaseDef {
   schema: z.ZodType<T>;
   /** Human hint for the editor, e.g. "list of {provider, rateLimitCooldownSeconds}". */
   shape: string;
+  /** Words for a schema issue at `path` (e.g. "providerErrorRules[3].cooldownMs must be ..."); replaces the generic message. */
+  describeIssue?: (path: readonly PropertyKey[], message: string) => string;
 }
 
 export interface EnumDef<T extends string = string> extends BaseDef {

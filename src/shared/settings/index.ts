@@ -5,6 +5,7 @@ import { admissionSettings } from './admission';
 import { claudeSettings } from './claude';
 import { comboSettings } from './combos';
 import type { SettingDef, SettingGroup, ValueOfDef } from './define';
+import { errorRuleSettings } from './errorRules';
 import { proxySettings } from './proxy';
 import { resilienceSettings } from './resilience';
 import { sessionSettings } from './sessions';
@@ -13,6 +14,7 @@ export * from './define';
 export { providerQuotaOverrideSchema, type ProviderQuotaOverride } from './resilience';
 export { CLAUDE_CODE_CLIENT_ID } from './claude';
 export type { AutoWeights } from './combos';
+export * from './errorRules';
 
 export const settingDefs = {
   ...proxySettings,
@@ -21,6 +23,7 @@ export const settingDefs = {
   ...claudeSettings,
   ...comboSettings,
   ...sessionSettings,
+  ...errorRuleSettings,
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingKey = keyof typeof settingDefs;
@@ -39,7 +42,8 @@ export function defaultValues(): SettingValues {
 
 export type Normalized =
   | { ok: true; value: unknown; adjusted?: { from: unknown; to: unknown } }
-  | { ok: false; message: string };
+  /** `named`: the message already starts with the setting's key (and the item's path). */
+  | { ok: false; message: string; named?: boolean };
 
 const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
 
@@ -68,6 +72,7 @@ export function normalizeValue(def: SettingDef, raw: unknown): Normalized {
       const r = def.schema.safeParse(raw);
       if (r.success) return { ok: true, value: r.data };
       const issue = r.error.issues[0];
+      if (issue && def.describeIssue) return { ok: false, message: def.describeIssue(issue.path, issue.message), named: true };
       const where = issue && issue.path.length ? ` at ${issue.path.join('.')}` : '';
       return { ok: false, message: `${issue?.message ?? 'is not valid'}${where} (expected ${def.shape})` };
     }
@@ -129,7 +134,7 @@ export function validatePatch(patch: unknown, allowed?: (k: SettingKey) => boole
           continue;
         }
         const n = normalizeValue(settingDefs[key], v);
-        if (!n.ok) return { field: key, message: `${key} ${n.message}` };
+        if (!n.ok) return { field: key, message: n.named ? n.message : `${key} ${n.message}` };
         entries.push({ key, value: n.value });
         if (n.adjusted) adjusted.push({ key, ...n.adjusted });
         continue;
@@ -190,5 +195,6 @@ export const SETTING_GROUPS: { id: SettingGroup; label: string }[] = [
   { id: 'concurrency', label: 'Concurrency' },
   { id: 'combos', label: 'Combos' },
   { id: 'logs', label: 'Request log' },
+  { id: 'errorRules', label: 'Provider error rules' },
   { id: 'claude', label: 'Claude subscription accounts' },
 ];

@@ -30,6 +30,7 @@ export function connection(p: Partial<ConnectionView> = {}): ConnectionView {
     providerSpecificData: {},
     timeouts: {},
     secret: { set: true, masked: 'sk-a…9f3c' },
+    outboundProxy: null,
     health: {
       testStatus: 'active',
       rateLimitedUntil: null,

@@ -10,6 +10,7 @@ import {
   type ConnectionView,
   type ProviderSpecificData,
 } from '../../../shared/model';
+import { checkOutboundProxy, maskOutboundProxy } from '../../../shared/outboundProxy';
 import { ApiError, badInput, notFound } from '../errors';
 import type { Clock } from '../clock';
 import type { SecretRedactor } from '../logger';
@@ -25,6 +26,8 @@ export class ConnectionRegistry {
   /** Sorted by priority, then creation time. Replaced (not mutated) on config change. */
   private ordered: ConnectionRecord[] = [];
   private readonly secrets = new Map<string, string | null>();
+  /** Decrypted outbound proxy URLs (credentials included), by connection. */
+  private readonly proxies = new Map<string, string | null>();
   private readonly listeners = new Set<Listener>();
 
   constructor(
@@ -75,6 +78,33 @@ export class ConnectionRegistry {
     return plain;
   }
 
+  /**
+   * The connection's outbound proxy URL with its credentials (decrypted when stored encrypted),
+   * cached; null for a direct connection, and for one whose proxy cannot be decrypted with this
+   * machine's key (outboundProxyUnreadable(): such a connection is never sent directly).
+   */
+  outboundProxyOf(c: ConnectionRecord): string | null {
+    if (this.proxies.has(c.id)) return this.proxies.get(c.id) ?? null;
+    const plain = c.outboundProxyEnc ? this.box.decrypt(c.outboundProxyEnc) : c.outboundProxy;
+    this.redactor.hold(proxyOwner(c.id), proxyPassword(plain));
+    this.proxies.set(c.id, plain);
+    return plain;
+  }
+
+  /** True when the connection has an encrypted proxy URL this machine's key cannot read. */
+  outboundProxyUnreadable(c: ConnectionRecord): boolean {
+    return c.outboundProxyEnc !== null && this.outboundProxyOf(c) === null;
+  }
+
+  /** The stored form of a proxy URL: display column, and the encrypted URL when it has credentials. */
+  private proxyColumns(url: string | null): { outboundProxy: string | null; outboundProxyEnc: string | null } {
+    if (!url) return { outboundProxy: null, outboundProxyEnc: null };
+    const c = checkOutboundProxy(url);
+    if (!c.ok) throw badInput('outboundProxy', `outboundProxy ${c.message}`);
+    const plain = url.trim();
+    return c.hasCredentials ? { outboundProxy: maskOutboundProxy(plain), outboundProxyEnc: this.box.encrypt(plain) } : { outboundProxy: plain, outboundProxyEnc: null };
+  }
+
   /** True when a secret is stored but cannot be decrypted with this machine's key. */
   secretUnreadable(c: ConnectionRecord): boolean {
     return c.secretEnc !== null && this.secretOf(c) === null;
@@ -110,6 +140,7 @@ export class ConnectionRegistry {
       timeouts: input.timeouts ?? {},
       secretEnc: secret ? this.box.encrypt(secret) : null,
       secretMasked: secret ? maskedFor(input.kind, secret) : null,
+      ...this.proxyColumns(input.outboundProxy ?? null),
       health: emptyHealth(),
       createdAt: now,
       updatedAt: now,
@@ -118,6 +149,8 @@ export class ConnectionRegistry {
     this.repo.insert(rec);
     this.secrets.set(rec.id, secret);
     this.redactor.hold(secretOwner(rec.id), secret);
+    this.proxies.delete(rec.id);
+    this.outboundProxyOf(rec);
     this.byId.set(rec.id, rec);
     this.reorder();
     this.notify('config', [rec.id]);
@@ -169,6 +202,13 @@ export class ConnectionRegistry {
       next.secretMasked = patch.secret ? maskedFor(kind, patch.secret) : null;
     }
     if (info.secretRequired && !next.secretEnc) throw badInput('secret', `an API key is required for ${info.label}`);
+    // Like the secret, the proxy is kept unless given (also by PUT): answers only ever show it
+    // masked, so a form sending back what it was shown keeps the stored URL.
+    let proxyChanged = false;
+    if (patch.outboundProxy !== undefined && !(patch.outboundProxy !== null && patch.outboundProxy.trim() === cur.outboundProxy)) {
+      Object.assign(next, this.proxyColumns(patch.outboundProxy));
+      proxyChanged = next.outboundProxy !== cur.outboundProxy || next.outboundProxyEnc !== cur.outboundProxyEnc;
+    }
     checkPassthrough(next);
     next.updatedAt = this.clock.now();
     // Credentials or endpoint changed: a terminal state no longer describes this connection.
@@ -181,6 +221,10 @@ export class ConnectionRegistry {
       // The old value stays scrubbed while another connection (or client key) still holds it.
       this.secrets.set(id, patch.secret ?? null);
       this.redactor.hold(secretOwner(id), patch.secret ?? null);
+    }
+    if (proxyChanged) {
+      this.proxies.delete(id);
+      this.outboundProxyOf(next);
     }
     this.byId.set(id, next);
     this.reorder();
@@ -223,7 +267,9 @@ export class ConnectionRegistry {
     if (!cur) return this.repo.isUnreadable(id) ? this.repo.delete(id) : false;
     this.repo.delete(id);
     this.redactor.release(secretOwner(id));
+    this.redactor.release(proxyOwner(id));
     this.secrets.delete(id);
+    this.proxies.delete(id);
     this.byId.delete(id);
     this.reorder();
     this.notify('config', [id]);
@@ -260,6 +306,7 @@ export class ConnectionRegistry {
       providerSpecificData: structuredClone(c.providerSpecificData),
       timeouts: { ...c.timeouts },
       secret: { set: c.secretEnc !== null, masked: c.secretMasked },
+      outboundProxy: c.outboundProxy,
       health: {
         testStatus: c.health.testStatus,
         rateLimitedUntil: c.health.rateLimitedUntil,
@@ -278,6 +325,18 @@ export class ConnectionRegistry {
 
 /** The redactor holds one reference per connection to the value it uses. */
 const secretOwner = (id: string) => `connection:${id}`;
+const proxyOwner = (id: string) => `connection-proxy:${id}`;
+
+/** The password of a proxy URL (what the redactor scrubs), or null. */
+function proxyPassword(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const p = decodeURIComponent(new URL(url).password);
+    return p.length >= 4 ? p : null;
+  } catch {
+    return null;
+  }
+}
 
 /** How a secret is shown: a Claude subscription's token bundle by its access token. */
 function maskedFor(kind: ConnectionKind, secret: string): string {

@@ -66,6 +66,26 @@ export class RequestLog {
     return this.repo.get(id);
   }
 
+  /**
+   * The last egress IP each of these connections recorded since `since` (SPEC R-EGR-03): the
+   * store, plus the entries still waiting for the next flush. Synchronous; writes handed to the
+   * worker but not yet committed (at most one batch) are not seen.
+   */
+  lastEgressIps(connectionIds: readonly string[], since: number): Map<string, { ip: string; at: number }> {
+    const out = this.repo.lastEgressIps(connectionIds, since);
+    if (this.buffer.length === 0) return out;
+    const wanted = new Set(connectionIds);
+    for (const e of this.buffer) {
+      if (e.startedAt < since) continue;
+      for (const a of e.attempts) {
+        if (!a.egressIp || !wanted.has(a.connectionId)) continue;
+        const prev = out.get(a.connectionId);
+        if (!prev || a.startedAt >= prev.at) out.set(a.connectionId, { ip: a.egressIp, at: a.startedAt });
+      }
+    }
+    return out;
+  }
+
   async close(): Promise<void> {
     this.flush();
     try {

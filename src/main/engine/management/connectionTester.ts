@@ -34,6 +34,9 @@ export class ConnectionTester {
         message: 'the stored key cannot be decrypted on this machine; enter it again',
       };
     }
+    if (this.registry.outboundProxyUnreadable(conn)) {
+      return { ok: false, status: null, latencyMs: null, models: [], message: 'the outbound proxy cannot be decrypted on this machine; enter it again' };
+    }
     const secret = this.registry.secretOf(conn);
     const controller = new AbortController();
     const t0 = this.clock.monotonic();
@@ -47,6 +50,7 @@ export class ConnectionTester {
         connectTimeoutMs: 10_000,
         headersTimeoutMs: 15_000,
         idleTimeoutMs: 15_000,
+        proxy: this.registry.outboundProxyOf(conn),
       });
       const text = await readBodyText(res.body, 2 * 1024 * 1024);
       const latencyMs = Math.round(this.clock.monotonic() - t0);

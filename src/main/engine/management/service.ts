@@ -14,7 +14,10 @@ import type { ConnectionRegistry } from '../connections/registry';
 import { ApiError, notFound } from '../errors';
 import type { RequestLog } from '../logs/requestLog';
 import { modelsView } from '../proxy/models';
+import type { ErrorRuleRegistry } from '../resilience/errorRuleRegistry';
+import { errorRulesView, explainProviderError } from '../resilience/errorRuleTester';
 import type { Resilience } from '../resilience/port';
+import type { EgressIps } from '../upstream/egressIps';
 import type { ComboRegistry } from '../routing/combos/comboRegistry';
 import type { ModelCatalog } from '../routing/combos/modelCatalog';
 import type { SettingsService } from '../settings/settingsService';
@@ -39,6 +42,8 @@ export interface ManagementDeps {
   combos: ComboRegistry;
   catalog: ModelCatalog;
   claude: ClaudeAccounts;
+  errorRules: ErrorRuleRegistry;
+  egress: Pick<EgressIps, 'probe'>;
   proxy: () => { port: number | null; error: string | null };
   managementUrl: () => string | null;
   /** Stored rows skipped because they cannot be read. */
@@ -216,6 +221,9 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
       if (!d.sessions.leases.revoke(id, d.clock.now())) throw notFound('lease', id);
       return { released: true };
     },
+    listErrorRules: async () => errorRulesView(d.errorRules),
+    testErrorRule: async (input) => explainProviderError(d.errorRules, input, d.clock.now(), d.settings.values),
+    probeEgressIp: async ({ id }) => d.egress.probe(d.registry.require(id)),
   };
 
   return Object.assign(handlers, { health, appInfo });

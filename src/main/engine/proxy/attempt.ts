@@ -111,6 +111,11 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader> {
     for (const k in ctx.extraHeaders) headers[k] = ctx.extraHeaders[k]!;
 
     const t0 = deps.clock.monotonic();
+    // A connection configured to leave through a proxy never goes direct (it would show the real IP).
+    if (deps.registry.outboundProxyUnreadable(conn)) {
+      const message = 'the outbound proxy of this connection cannot be decrypted on this machine; enter it again';
+      return { kind: 'failed', failure: { kind: 'network', status: null, headers: {}, body: '', message }, response: null, ttfbMs: null };
+    }
     let upstream: UpstreamResponse;
     try {
       upstream = await deps.upstream.request({
@@ -122,6 +127,7 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader> {
         connectTimeoutMs: timeouts.connectMs,
         headersTimeoutMs: target.headersTimeoutMs ?? timeouts.headersMs,
         idleTimeoutMs: timeouts.idleMs,
+        proxy: deps.registry.outboundProxyOf(conn),
       });
     } catch (err) {
       const a = abortedOutcome(signal);

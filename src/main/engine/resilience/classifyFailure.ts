@@ -3,9 +3,14 @@
 // model or just this request), the cooldown rule, the upstream's retry hint, whether it counts
 // toward the provider breaker, and whether another connection should be tried. Pure: no settings,
 // no state; the resilience service applies the verdict. The only outside fact it takes is how the
-// connection's provider meters its limits (rateLimitScope.ts), which decides a 429's scope.
+// connection's provider meters its limits (rateLimitScope.ts), which decides a 429's scope, and
+// the provider error rules (errorRuleRegistry.ts): after the built-in detectors, an operator rule,
+// a built-in catalog rule or the provider's default may name the reason, the scope and the
+// cooldown instead (SPEC §7b).
 import type { LockoutScope, TerminalStatus } from '../../../shared/model';
-import { bodySignals } from './failurePatterns';
+import type { ErrorRuleScope } from '../../../shared/settings';
+import type { ErrorRuleRegistry, RuleMatch } from './errorRuleRegistry';
+import { bodySignals, type BodySignals } from './failurePatterns';
 import type { UpstreamFailure } from './port';
 import { accountWideHeader, DEFAULT_METERING, rateLimitScope, type Metering, type RateLimitEvidence } from './rateLimitScope';
 import { retryHintFrom, type RetryHint } from './retryHints';
@@ -39,8 +44,17 @@ export type CooldownRule =
   | { kind: 'none' }
   /** The error is recorded on the connection, but it stays eligible (provider-level, not-found). */
   | { kind: 'record' }
-  /** Rate limit / quota: the retry-delay precedence chain of R-CC-12 (hint first, backoff last). */
-  | { kind: 'rate_limit' }
+  /**
+   * Rate limit / quota: the retry-delay precedence chain of R-CC-12 (hint first, backoff last),
+   * never shorter than `minMs` when given (the egress-bucketed quota hour, R-EGR-02).
+   */
+  | { kind: 'rate_limit'; minMs?: number }
+  /**
+   * A fixed operator choice (an error rule's or default's cooldownMs): exactly `ms`, or with
+   * `withHint` the larger of `ms` and the upstream's hint (R-PER-16). Resets the backoff level,
+   * like the configured retry delays of R-CC-12.
+   */
+  | { kind: 'operator'; ms: number; withHint?: boolean }
   /** A recoverable account error: base · 2^n and one backoff step. */
   | { kind: 'backoff' }
   /** Credentials rejected: backoff, and the connection turns `expired` after EXPIRED_RETRY_MAX. */
@@ -83,6 +97,24 @@ export interface FailureClass {
   modelScopable: boolean;
   /** What the client is told to wait when this error is the final answer. */
   retryAfterMs: number | null;
+  /** The provider error rule behind this verdict, when one matched (null: the built-in classification). */
+  rule: AppliedRule | null;
+}
+
+/** A matched provider error rule, as the resilience service applies it. */
+export interface AppliedRule {
+  source: RuleMatch['source'];
+  id: string;
+  scope: ErrorRuleScope;
+  /** False: a built-in rule off the scope allowlist; the verdict is the built-in one (R-PER-04). */
+  honored: boolean;
+  cooldown: RuleMatch['cooldown'];
+}
+
+/** Which rules apply to a failure: the registry and the failing connection's provider. */
+export interface RuleContext {
+  registry: ErrorRuleRegistry;
+  provider: string;
 }
 
 /** R-CB-12: the only statuses that count toward the provider breaker. */
@@ -101,14 +133,16 @@ interface Base {
   hint: RetryHint | null;
 }
 
-type VerdictFields = Omit<FailureClass, 'status' | 'hint' | 'retryAfterMs' | 'lockoutScope' | 'failover' | 'outlier' | 'scopeEvidence'> & {
+type VerdictFields = Omit<FailureClass, 'status' | 'hint' | 'retryAfterMs' | 'lockoutScope' | 'failover' | 'outlier' | 'scopeEvidence' | 'rule'> & {
   failover?: boolean;
   scopeEvidence?: RateLimitEvidence | null;
+  rule?: AppliedRule | null;
 };
 
 function verdict(b: Base, v: VerdictFields): FailureClass {
   return {
     scopeEvidence: null,
+    rule: null,
     ...v,
     outlier: v.scope === 'provider',
     status: b.status,
@@ -141,7 +175,7 @@ const clientSide = (b: Base, reason: FailureReason, scope: FailureScope, cooldow
     ...(failover !== undefined ? { failover } : {}),
   });
 
-export function classifyFailure(f: UpstreamFailure, now: number, metering: Metering = DEFAULT_METERING): FailureClass {
+export function classifyFailure(f: UpstreamFailure, now: number, metering: Metering = DEFAULT_METERING, rules?: RuleContext): FailureClass {
   switch (f.kind) {
     case 'connect_timeout':
       return providerLevel({ status: null, hint: null }, 'connect_timeout', true);
@@ -177,22 +211,77 @@ export function classifyFailure(f: UpstreamFailure, now: number, metering: Meter
           },
         );
       }
-      return classifyStatus(f.status, f.headers, f.body, now, metering);
+      return classifyStatus(f.status, f.headers, f.body, now, metering, rules);
     case 'http':
-      return classifyStatus(f.status ?? 500, f.headers, f.body, now, metering);
+      return classifyStatus(f.status ?? 500, f.headers, f.body, now, metering, rules);
   }
 }
 
-/** An HTTP error (or the error event a 200 stream opened with), by status, then body wording. */
+/**
+ * An HTTP error (or the error event a 200 stream opened with): the built-in detectors, then the
+ * provider error rules when `rules` is given, then the built-in classification by status and body.
+ */
 export function classifyStatus(
   status: number,
   headers: Record<string, string>,
   body: string,
   now: number,
   metering: Metering = DEFAULT_METERING,
+  rules?: RuleContext,
 ): FailureClass {
   const b: Base = { status, hint: retryHintFrom(headers, body, now) };
   const s = bodySignals(body);
+  const builtIn = classifyBuiltIn(b, status, headers, s, metering);
+  // R-PER-18: the built-in detectors keep their own phrases, whatever a rule says.
+  if (rules === undefined || isDetectorVerdict(builtIn, s)) return builtIn;
+  const { registry, provider } = rules;
+  const m = registry.match(provider, status, body) ?? registry.defaultFor(provider, status);
+  if (m === null) return builtIn;
+  const applied: AppliedRule = { source: m.source, id: m.id, scope: m.scope, honored: m.honored, cooldown: m.cooldown };
+  // R-PER-04: off the scope allowlist a built-in rule only travels with the verdict.
+  if (!m.honored) return { ...builtIn, rule: applied };
+  return ruleVerdict(b, builtIn, m, applied);
+}
+
+/** Verdicts of the built-in body detectors (ban, credits, per-request denial, concurrency), which no rule overrides. */
+export function isDetectorVerdict(v: FailureClass, s: BodySignals): boolean {
+  return (
+    v.reason === 'banned' ||
+    v.reason === 'request_rejected' ||
+    v.reason === 'concurrency_limited' ||
+    (v.reason === 'credits_exhausted' && s.credits)
+  );
+}
+
+/** R-PER-14: a rule or default without a reason takes the status's; a cooldown is never terminal. */
+const derivedReason = (builtIn: FailureReason): FailureReason =>
+  builtIn === 'credits_exhausted' || builtIn === 'banned' ? 'quota_exhausted' : builtIn;
+
+/** The verdict of an honoured rule: its reason, its scope, and its cooldown for the layer it names. */
+function ruleVerdict(b: Base, builtIn: FailureClass, m: RuleMatch, rule: AppliedRule): FailureClass {
+  const reason: FailureReason = m.reason ?? derivedReason(builtIn.reason);
+  const common = { reason, tripsBreaker: false, countsForWindowGate: false, modelScopable: false, failover: true, rule };
+  switch (m.scope) {
+    case 'model':
+      // The model is locked (resilienceService); the connection only records the error.
+      return verdict(b, { ...common, scope: 'model', cooldown: { kind: 'record' } });
+    case 'provider':
+      // Provider-wide evidence: breaker and window gate; a rule cooldown holds every connection.
+      return verdict(b, { ...common, scope: 'provider', cooldown: { kind: 'record' }, tripsBreaker: true, countsForWindowGate: true });
+    case 'connection': {
+      const c = m.cooldown;
+      let cooldown: CooldownRule;
+      if (c !== null) cooldown = { kind: 'operator', ms: c.ms, ...(c.mode === 'floor' ? { withHint: true } : {}) };
+      else if (reason === 'rate_limit_exceeded' || reason === 'quota_exhausted') cooldown = { kind: 'rate_limit' };
+      else if (reason === 'concurrency_limited') cooldown = { kind: 'fixed', ms: b.hint && b.hint.ms > 0 ? b.hint.ms : CONCURRENCY_LIMIT_COOLDOWN_MS };
+      else cooldown = { kind: 'backoff' };
+      return verdict(b, { ...common, scope: 'connection', cooldown });
+    }
+  }
+}
+
+/** The built-in classification: terminal detectors, then the status, then the body wording. */
+function classifyBuiltIn(b: Base, status: number, headers: Record<string, string>, s: BodySignals, metering: Metering): FailureClass {
   const connection = (reason: FailureReason, cooldown: CooldownRule, extra: Partial<VerdictFields> = {}): FailureClass =>
     verdict(b, {
       reason,

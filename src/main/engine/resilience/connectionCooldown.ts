@@ -134,8 +134,11 @@ export function onConnectionFailure(h: ConnectionHealthState, e: FailureEvent, s
       return cool(h, e, backoffMs(s.baseMs, h.backoffLevel, s.maxBackoffSteps), 'bump', false, s);
     case 'rate_limit': {
       const step = rateLimitStep(h.backoffLevel, e.delay, s);
-      return cool(h, e, step.ms, step.level, step.fromUpstream, s);
+      return cool(h, e, Math.max(step.ms, rule.minMs ?? 0), step.level, step.fromUpstream, s);
     }
+    case 'operator':
+      // A fixed operator choice (error rule or default): a configured delay, so backoff resets (R-CC-12).
+      return cool(h, e, rule.ms, 'reset', false, s);
     case 'credential': {
       if (e.concurrent) return cool(h, e, backoffMs(s.baseMs, h.backoffLevel, s.maxBackoffSteps), 'bump', false, s);
       const expiredRetries = h.expiredRetries + 1;
@@ -168,6 +171,29 @@ function cool(
   return {
     health: { ...h, ...errorFields(e), testStatus: 'unavailable', rateLimitedUntil: next.until, backoffLevel: next.level },
     coolMs: ms,
+  };
+}
+
+/**
+ * Holds a connection out of routing until `until` because of another connection's failure (the
+ * egress-bucketed siblings of R-EGR-01, a provider-scoped error rule): never shortens a longer
+ * cooldown, never touches a terminal state (R-EGR-08, R-PER-17), keeps the backoff level. Returns
+ * the same object when nothing changes.
+ */
+export function holdUntil(
+  h: ConnectionHealthState,
+  e: { until: number; reason: string; status: number | null; message: string; now: number },
+): ConnectionHealthState {
+  if (isTerminalStatus(h.testStatus)) return h;
+  if (e.until <= e.now || (h.rateLimitedUntil !== null && h.rateLimitedUntil >= e.until)) return h;
+  return {
+    ...h,
+    lastError: e.message.slice(0, 500),
+    lastErrorType: e.reason,
+    errorCode: e.status !== null ? String(e.status) : e.reason,
+    lastErrorAt: e.now,
+    testStatus: 'unavailable',
+    rateLimitedUntil: e.until,
   };
 }
 

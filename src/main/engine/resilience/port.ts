@@ -15,6 +15,10 @@ export interface UpstreamFailure {
   /** Up to 64 KiB of the error body; '' when none. */
   body: string;
   message: string;
+  /** Status restatement (statusRestatement.ts): what the upstream really answered. */
+  restatedFrom?: number;
+  /** Status restatement: what the client is told to wait when no upstream hint says otherwise. */
+  clientRetryAfterMs?: number;
 }
 
 export interface AttemptVerdict {
@@ -31,6 +35,8 @@ export interface AttemptVerdict {
    * (only that model on that connection rests), `connection`, `provider`, or `request`.
    */
   scope?: 'provider' | 'connection' | 'model' | 'request';
+  /** The provider error rule that matched (errorRuleRegistry.ts); `honored` false = informational. */
+  rule?: { source: 'operator' | 'builtin' | 'default'; id: string; honored: boolean };
 }
 
 export interface Exclusion {

@@ -2,7 +2,10 @@
 // failed attempt once (classifyFailure) and hands the verdict to each layer — the provider breaker
 // (§1), the optional window gate (§1a), outlier ejection, the connection cooldown and terminal
 // states (§2), the model-scoped rate-limit cooldown and the model lockout (§3) — and answers the
-// per-candidate eligibility read with map lookups only.
+// per-candidate eligibility read with map lookups only. The provider error rules (SPEC §7b) shape
+// the verdict in the classifier; here a matched rule's scope picks the layer (model lock,
+// connection cooldown, or every connection of the provider), and the egress-bucketed branch (§7c)
+// cools the siblings that share the failing connection's egress IP.
 import type { AuthClass, BreakerView, ModelLockoutView } from '../../../shared/model';
 import { isTerminalStatus } from '../../../shared/model';
 import { limiterScopeOf } from '../admission/limiterScope';
@@ -13,8 +16,10 @@ import type { Target } from '../routing/target';
 import { effectiveFor } from '../settings/resolve';
 import type { SettingsService } from '../settings/settingsService';
 import type { BreakersRepo } from '../store/breakersRepo';
-import { classifyFailure, type FailureClass } from './classifyFailure';
-import { markedHealth, onConnectionFailure, onConnectionSuccess, operatorReset, rateLimitCooldown, type CooldownSettings } from './connectionCooldown';
+import { classifyFailure, type CooldownRule, type FailureClass } from './classifyFailure';
+import { holdUntil, markedHealth, onConnectionFailure, onConnectionSuccess, operatorReset, rateLimitCooldown, type CooldownSettings } from './connectionCooldown';
+import { egressBranchApplies, egressSiblings, EGRESS_QUOTA_COOLDOWN_MS, familyOthers, type EgressHistory } from './egressLockout';
+import { ErrorRuleRegistry } from './errorRuleRegistry';
 import { clearCooldowns, cooldownsView } from './cooldownManager';
 import {
   lockoutDurationMs,
@@ -37,6 +42,10 @@ export interface ResilienceDeps {
   registry: ConnectionRegistry;
   breakersRepo: Pick<BreakersRepo, 'all' | 'save' | 'delete'>;
   log?: Logger;
+  /** Provider error rules (built-in catalog + the operator's, kept in step with the settings here). */
+  errorRules?: ErrorRuleRegistry;
+  /** Last known egress IPs, for the egress-bucketed lockout (absent: only the failing connection cools). */
+  egress?: EgressHistory;
 }
 
 /** Retry-After for a request that finds a connection's probation call in flight. */
@@ -146,6 +155,10 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     };
   };
 
+  const rules = deps.errorRules ?? new ErrorRuleRegistry();
+  const applyRules = () => rules.setOperator(settings.values.providerErrorRules, settings.values.providerErrorDefaults);
+  applyRules();
+
   const breakers = new ProviderBreakers(deps.breakersRepo, { classOf, profile: breakerProfile }, changed, log);
   const gate = new ProviderCooldownGate(gateProfile, changed);
   const lockouts = new ModelLockouts(changed);
@@ -197,14 +210,23 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     });
   };
 
+  /** Upstream hints are honoured for this connection (connectionCooldown.useUpstreamRetryHints). */
+  const hintMsFor = (conn: ConnectionRecord, c: FailureClass): number => {
+    if (!c.hint || c.hint.ms <= 0) return 0;
+    if (!effectiveFor(settings.snapshot, 'connectionCooldown.useUpstreamRetryHints', conn).value) return 0;
+    return Math.min(c.hint.ms, MAX_HINT_COOLDOWN_MS);
+  };
+
   const saveHealth = (conn: ConnectionRecord, now: number) => {
     lastUsedPersisted.set(conn.id, now);
     registry.saveHealth([conn.id]);
   };
 
   /** Connection cooldown / terminal state for one classified failure; returns the cooldown it called for. */
-  const applyToConnection = (target: Target, c: FailureClass, f: UpstreamFailure, now: number, mySeq: number | null, rule = c.cooldown) => {
+  const applyToConnection = (target: Target, c: FailureClass, f: UpstreamFailure, now: number, mySeq: number | null, ruleIn: CooldownRule = c.cooldown) => {
     const conn = target.conn;
+    // A default's cooldown is the larger of its own and the upstream's hint (R-PER-16).
+    const rule: CooldownRule = ruleIn.kind === 'operator' && ruleIn.withHint ? { kind: 'operator', ms: Math.max(ruleIn.ms, hintMsFor(conn, c)) } : ruleIn;
     const h = conn.health;
     const concurrent =
       mySeq !== null ? mySeq <= (cooldownSeq.get(conn.id) ?? -1) : h.rateLimitedUntil !== null && h.rateLimitedUntil > now;
@@ -233,12 +255,6 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     return out.coolMs;
   };
 
-  /** Upstream hints are honoured for this connection (connectionCooldown.useUpstreamRetryHints). */
-  const hintMsFor = (conn: ConnectionRecord, c: FailureClass): number => {
-    if (!c.hint || c.hint.ms <= 0) return 0;
-    if (!effectiveFor(settings.snapshot, 'connectionCooldown.useUpstreamRetryHints', conn).value) return 0;
-    return Math.min(c.hint.ms, MAX_HINT_COOLDOWN_MS);
-  };
 
   /**
    * A 429 without account-wide evidence (issue 9): the connection cooldown of R-CC-04..14 (base
@@ -298,10 +314,100 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     log?.info('connection.ejected', { connectionId: conn.id, provider: conn.provider, ms: e.ms, consecutive: e.record.consecutive, ejections: e.record.ejections });
   };
 
+  /**
+   * Holds other connections out of routing until `until` for this failure (egress siblings, a
+   * provider-scoped rule): never a terminal state, never shorter than what runs (holdUntil).
+   */
+  const holdConnections = (conns: readonly ConnectionRecord[], e: Parameters<typeof holdUntil>[1]): string[] => {
+    const held: string[] = [];
+    for (const x of conns) {
+      if (x.disableCooling) continue;
+      const next = holdUntil(x.health, e);
+      if (next === x.health) continue;
+      Object.assign(x.health, next);
+      cooldownSeq.set(x.id, seq);
+      lastUsedPersisted.set(x.id, e.now);
+      held.push(x.id);
+    }
+    if (held.length) registry.saveHealth(held);
+    return held;
+  };
+
+  /**
+   * §7c: the failing family connection cools as a whole (its own cooldown and backoff step, a
+   * quota at least an hour), and the siblings that share its last known egress IP are held as long.
+   */
+  const applyEgressLockout = (target: Target, c: FailureClass, f: UpstreamFailure, now: number, mySeq: number | null) => {
+    const conn = target.conn;
+    const own: CooldownRule =
+      c.rule !== null && c.rule.honored && c.rule.cooldown !== null
+        ? c.cooldown
+        : { kind: 'rate_limit', ...(c.reason === 'quota_exhausted' ? { minMs: EGRESS_QUOTA_COOLDOWN_MS } : {}) };
+    applyToConnection(target, c, f, now, mySeq, own);
+    const until = conn.health.rateLimitedUntil;
+    if (until === null || until <= now || !deps.egress) return;
+    const ip = deps.egress.lastKnown(conn.id, now);
+    if (ip === null) return;
+    const others = familyOthers(conn, registry.all());
+    if (others.length === 0) return;
+    const siblings = egressSiblings(conn, others, ip, deps.egress.lastKnownOf(others.map((x) => x.id), now));
+    const held = holdConnections(siblings, {
+      until,
+      reason: c.reason,
+      status: c.status,
+      message: `shares egress IP ${ip} with ${conn.name}, which was rate-limited (${c.reason})`,
+      now,
+    });
+    if (held.length) log?.info('egress.siblings_cooled', { connectionId: conn.id, provider: conn.provider, ip, siblings: held, until });
+  };
+
+  /** A rule with scope "model": the model (its quota family for 429/403/402) is locked; the connection stays in routing. */
+  const lockByRule = (target: Target, c: FailureClass, now: number) => {
+    const conn = target.conn;
+    const s = lockoutSettings();
+    const max = Math.max(s.maxCooldownMs, s.baseCooldownMs);
+    const hintMs = hintMsFor(conn, c);
+    const cd = c.rule?.cooldown ?? null;
+    const durationFor: (n: number) => number =
+      cd === null
+        ? (n) => Math.max(lockoutDurationMs(n, s), hintMs)
+        : cd.mode === 'exact'
+          ? () => cd.ms
+          : cd.mode === 'capped'
+            ? () => Math.min(cd.ms, max) // R-USR-10: the declared 6 h, capped by the lockout maximum
+            : () => Math.max(cd.ms, hintMs);
+    lockouts.recordFailure(
+      { provider: conn.provider, connectionId: conn.id, model: target.model },
+      {
+        scope: c.lockoutScope,
+        // A model lock is never an "auth error" (credentials belong to the connection): R-USR-10's "forbidden".
+        reason: c.reason === 'auth_error' ? 'forbidden' : c.reason,
+        status: c.status,
+        origin: 'rule',
+        durationFor,
+        escalationWindowMs: max,
+      },
+      now,
+    );
+  };
+
+  /** A rule with scope "provider" and a cooldown: every connection of the provider is held that long. */
+  const holdProviderByRule = (target: Target, c: FailureClass, f: UpstreamFailure, now: number) => {
+    const cd = c.rule?.cooldown ?? null;
+    if (cd === null) return;
+    const conn = target.conn;
+    const ms = cd.mode === 'floor' ? Math.max(cd.ms, hintMsFor(conn, c)) : cd.ms;
+    const held = holdConnections(
+      registry.all().filter((x) => x.provider === conn.provider),
+      { until: now + ms, reason: c.reason, status: c.status, message: f.message, now },
+    );
+    if (held.length) log?.info('provider.rule_cooldown', { provider: conn.provider, rule: c.rule?.id, ms, connections: held });
+  };
+
   // Attempts whose failure was already applied through markConnection (the reason it reports).
   const marked = new WeakMap<Target, string>();
 
-  const onFailure = (target: Target, f: UpstreamFailure, now: number): AttemptVerdict => {
+  const onFailure = (target: Target, fIn: UpstreamFailure, now: number): AttemptVerdict => {
     endProbation(target);
     const pre = marked.get(target);
     if (pre !== undefined) {
@@ -311,7 +417,10 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       return { reason: pre, failover: true, retryAfterMs: null, hint: null };
     }
     const conn = target.conn;
-    const c = classifyFailure(f, now, meteringOf(conn));
+    const c = classifyFailure(fIn, now, meteringOf(conn), { registry: rules, provider: conn.provider });
+    // An honoured rule is named in the connection's last error (the cooldown manager shows it).
+    const rule = c.rule !== null && c.rule.honored ? c.rule : null;
+    const f = rule ? { ...fIn, message: `${fIn.message} [rule ${rule.id}]` } : fIn;
     const mySeq = attemptSeq.get(target) ?? null;
     attemptSeq.delete(target);
     const v = settings.values;
@@ -346,7 +455,16 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       };
     };
 
-    if (c.reason === 'request_rejected') {
+    if (egressBranchApplies(conn, c)) {
+      // §7c: neither the per-model lock nor the generic path (R-EGR-06).
+      applyEgressLockout(target, c, f, now, mySeq);
+    } else if (rule !== null && rule.scope === 'model') {
+      lockByRule(target, c, now);
+      applyToConnection(target, c, f, now, mySeq, { kind: 'record' });
+    } else if (rule !== null && rule.scope === 'provider') {
+      applyToConnection(target, c, f, now, mySeq, { kind: 'record' });
+      holdProviderByRule(target, c, f, now);
+    } else if (c.reason === 'request_rejected') {
       // R-CC-37: never a ban; the model leaves rotation with a growing cooldown capped at 1 h.
       lockouts.recordFailure(
         lockTarget,
@@ -392,7 +510,15 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       const ej = outliers.onFailure(conn.provider, conn.id, siblingSucceeding && canEject(conn, now), now);
       if (ej !== null) applyEjection(conn, ej, now);
     }
-    return { reason: c.reason, failover: c.failover, retryAfterMs: c.retryAfterMs, hint: c.hint, scope: c.scope };
+    return {
+      reason: c.reason,
+      failover: c.failover,
+      // A restated status tells the client its own wait when the upstream gave none (R-USR-06).
+      retryAfterMs: c.retryAfterMs ?? f.clientRetryAfterMs ?? null,
+      hint: c.hint,
+      scope: c.scope,
+      ...(c.rule ? { rule: { source: c.rule.source, id: c.rule.id, honored: c.rule.honored } } : {}),
+    };
   };
 
   /** Probe order for an OPEN/HALF_OPEN provider's targets: the connection most likely healthy first. */
@@ -497,6 +623,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     if (keys.includes('modelLockout.enabled') && !v['modelLockout.enabled']) lockouts.dropOrigin('status');
     if (keys.includes('providerCooldown.enabled') && !v['providerCooldown.enabled']) gate.reset();
     if (keys.some((k) => k.startsWith('outlierEjection.'))) outlierCfg = null;
+    if (keys.includes('providerErrorRules') || keys.includes('providerErrorDefaults')) applyRules();
     if (keys.some((k) => k.startsWith('providerBreaker.') || k.startsWith('providerCooldown.'))) changed();
   });
 

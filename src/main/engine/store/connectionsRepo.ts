@@ -45,6 +45,10 @@ export interface ConnectionRecord {
   timeouts: ConnectionTimeouts;
   secretEnc: string | null;
   secretMasked: string | null;
+  /** Outbound proxy as shown (credentials masked); the plain URL when it has none. null: direct. */
+  outboundProxy: string | null;
+  /** The full outbound proxy URL, encrypted, when it carries credentials. */
+  outboundProxyEnc: string | null;
   health: ConnectionHealthState;
   createdAt: number;
   updatedAt: number;
@@ -70,6 +74,8 @@ interface Row {
   timeouts: string;
   secret_enc: string | null;
   secret_masked: string | null;
+  outbound_proxy: string | null;
+  outbound_proxy_enc: string | null;
   test_status: string;
   rate_limited_until: number | null;
   backoff_level: number;
@@ -143,6 +149,8 @@ function fromRow(r: Row): ConnectionRecord | { reason: string } {
     timeouts: timeouts.value,
     secretEnc: r.secret_enc,
     secretMasked: r.secret_masked,
+    outboundProxy: r.outbound_proxy ?? null,
+    outboundProxyEnc: r.outbound_proxy_enc ?? null,
     health: {
       testStatus: r.test_status as TestStatus,
       rateLimitedUntil: r.rate_limited_until,
@@ -180,6 +188,8 @@ function toParams(c: ConnectionRecord) {
     timeouts: JSON.stringify(c.timeouts),
     secret_enc: c.secretEnc,
     secret_masked: c.secretMasked,
+    outbound_proxy: c.outboundProxy,
+    outbound_proxy_enc: c.outboundProxyEnc,
     created_at: c.createdAt,
     updated_at: c.updatedAt,
   };
@@ -220,6 +230,8 @@ const CONFIG_COLS = [
   'timeouts',
   'secret_enc',
   'secret_masked',
+  'outbound_proxy',
+  'outbound_proxy_enc',
   'updated_at',
 ];
 const HEALTH_COLS = [

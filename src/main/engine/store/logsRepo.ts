@@ -55,6 +55,7 @@ interface AttemptRow {
   dropped: string | null;
   last_resort: number;
   via: string | null;
+  egress_ip?: string | null;
 }
 
 const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
@@ -76,6 +77,7 @@ const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
   dropped: droppedList(r.dropped),
   ...(r.last_resort === 1 ? { lastResort: true } : {}),
   ...(r.via === 'pin' || r.via === 'lease' ? { via: r.via } : {}),
+  egressIp: r.egress_ip ?? null,
 });
 
 /** The dropped-fields column: a JSON list of strings; anything else reads as none. */
@@ -151,8 +153,8 @@ export const LOG_WRITE_SQL = [
      output_tokens, skipped, combo, session)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
-     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort, via)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort, via, egress_ip)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   'DELETE FROM proxy_logs WHERE started_at < ?',
   'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
   'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
@@ -217,6 +219,7 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
         a.dropped?.length ? JSON.stringify(a.dropped) : null,
         a.lastResort ? 1 : 0,
         a.via ?? null,
+        a.egressIp ?? null,
       ]);
     }
   }
@@ -260,7 +263,25 @@ export class LogsRepo {
       ),
       byId: db.prepare('SELECT * FROM proxy_logs WHERE id = ?'),
       attemptsFor: db.prepare('SELECT * FROM proxy_log_attempts WHERE request_id = ? ORDER BY attempt'),
+      // SPEC R-EGR-03/11: the last egress IP of each listed connection within the window. Bounded by
+      // the window through idx_pl_timestamp; each request's attempts by their primary key.
+      lastEgress: db.prepare(
+        `SELECT a.connection_id AS id, a.egress_ip AS ip, MAX(a.started_at) AS at
+           FROM proxy_logs l JOIN proxy_log_attempts a ON a.request_id = l.id
+          WHERE l.started_at >= @since AND a.egress_ip IS NOT NULL
+            AND a.connection_id IN (SELECT value FROM json_each(@ids))
+          GROUP BY a.connection_id`,
+      ),
     };
+  }
+
+  /** The last recorded egress IP (and when) of each of these connections since `since`. */
+  lastEgressIps(connectionIds: readonly string[], since: number): Map<string, { ip: string; at: number }> {
+    const out = new Map<string, { ip: string; at: number }>();
+    if (connectionIds.length === 0) return out;
+    const rows = this.stmts.lastEgress.all({ since, ids: JSON.stringify(connectionIds) }) as { id: string; ip: string; at: number }[];
+    for (const r of rows) out.set(r.id, { ip: r.ip, at: r.at });
+    return out;
   }
 
   page(opts: { limit: number; before?: number; connectionId?: string; errorsOnly?: boolean }): LogsPage {

@@ -221,4 +221,17 @@ export const migrations: Migration[] = [
       DELETE FROM key_value WHERE namespace = 'settings' AND key = 'codexSessionAffinityTtlMs';
     `,
   },
+  {
+    version: 6,
+    name: 'outbound proxy per connection, egress IP per attempt',
+    // The proxy URL is kept for display in outbound_proxy (credentials masked) and, when it carries
+    // credentials, encrypted in outbound_proxy_enc. The egress IP an attempt left through (from the
+    // per-connection probe) is what the egress-bucketed lockout looks up (SPEC §7c); no new index:
+    // the lookup is window-filtered through idx_pl_timestamp and the attempts' primary key.
+    sql: `
+      ALTER TABLE provider_connections ADD COLUMN outbound_proxy TEXT;
+      ALTER TABLE provider_connections ADD COLUMN outbound_proxy_enc TEXT;
+      ALTER TABLE proxy_log_attempts ADD COLUMN egress_ip TEXT;
+    `,
+  },
 ];

@@ -1,8 +1,10 @@
 // Upstream transport over undici: pooled keep-alive connections per origin (one Agent per connect
-// timeout value), split timeouts (connect / response headers / idle between body chunks), and an
-// AbortSignal that tears the socket down when the client goes away.
-import { Agent } from 'undici';
+// timeout value, and per outbound proxy: outboundProxy.ts), split timeouts (connect / response
+// headers / idle between body chunks), and an AbortSignal that tears the socket down when the
+// client goes away.
+import { Agent, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
+import { createProxyDispatcher } from './outboundProxy';
 
 export interface UpstreamRequest {
   /** e.g. "https://api.anthropic.com" */
@@ -16,6 +18,8 @@ export interface UpstreamRequest {
   connectTimeoutMs: number;
   headersTimeoutMs: number;
   idleTimeoutMs: number;
+  /** The connection's outbound proxy (http(s):// or socks5://, credentials included); null/absent: direct. */
+  proxy?: string | null;
 }
 
 export interface UpstreamResponse {
@@ -42,6 +46,11 @@ export function toTransportError(err: unknown, signal?: AbortSignal): TransportE
   if (err instanceof TransportError) return err;
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e?.code ?? e?.cause?.code;
+  // undici reports a tunnel the proxy refused (407, 403, 502 ...) as an aborted request.
+  const proxyRefused = /^Proxy response \((\d+)\)/.exec(e?.message ?? '');
+  if (proxyRefused && !signal?.aborted) {
+    return new TransportError('network', `the outbound proxy refused the connection (${proxyRefused[1]})`, code);
+  }
   if (signal?.aborted || e?.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
     return new TransportError('aborted', 'request aborted', code);
   }
@@ -77,25 +86,42 @@ function describeNetworkError(code: string | undefined, message: string | undefi
 }
 
 export class UpstreamClient {
-  private readonly agents = new Map<number, Agent>();
+  private readonly agents = new Map<string, Dispatcher>();
 
-  private agentFor(connectTimeoutMs: number): Agent {
-    let a = this.agents.get(connectTimeoutMs);
+  constructor(private readonly proxyDispatcher: (proxyUrl: string, connectTimeoutMs: number) => Dispatcher = createProxyDispatcher) {}
+
+  private agentFor(connectTimeoutMs: number, proxy: string | null | undefined): Dispatcher {
+    const key = proxy ? `${connectTimeoutMs} ${proxy}` : String(connectTimeoutMs);
+    let a = this.agents.get(key);
     if (!a) {
-      a = new Agent({
-        connect: { timeout: connectTimeoutMs },
-        keepAliveTimeout: 30_000,
-        keepAliveMaxTimeout: 600_000,
-        pipelining: 1,
-      });
-      this.agents.set(connectTimeoutMs, a);
+      a = proxy
+        ? this.proxyDispatcher(proxy, connectTimeoutMs)
+        : new Agent({
+            connect: { timeout: connectTimeoutMs },
+            keepAliveTimeout: 30_000,
+            keepAliveMaxTimeout: 600_000,
+            pipelining: 1,
+          });
+      this.agents.set(key, a);
     }
     return a;
   }
 
+  /** Closes the pooled sockets of a proxy no connection uses any more. */
+  async forgetProxy(proxy: string): Promise<void> {
+    const gone: Dispatcher[] = [];
+    for (const [k, a] of this.agents) {
+      if (k.endsWith(` ${proxy}`)) {
+        this.agents.delete(k);
+        gone.push(a);
+      }
+    }
+    await Promise.allSettled(gone.map((a) => a.close()));
+  }
+
   async request(req: UpstreamRequest): Promise<UpstreamResponse> {
     try {
-      const res = await this.agentFor(req.connectTimeoutMs).request({
+      const res = await this.agentFor(req.connectTimeoutMs, req.proxy).request({
         origin: req.origin,
         path: req.path,
         method: req.method,

@@ -46,6 +46,38 @@ function Section({ title, children, hint }: { title: string; children: ReactNode
   );
 }
 
+/** "Check egress IP": asks the probe URL through this connection's saved route now. */
+function EgressCheck({ connectionId }: { connectionId: string }) {
+  const d = useDashboard();
+  const [state, setState] = useState<{ busy: boolean; text: string | null; ok: boolean }>({ busy: false, text: null, ok: true });
+  return (
+    <div className="inline-form">
+      <button
+        type="button"
+        className="btn btn-sm"
+        disabled={state.busy}
+        onClick={async () => {
+          setState({ busy: true, text: null, ok: true });
+          try {
+            const r = await d.bridge.probeEgressIp({ id: connectionId });
+            setState({ busy: false, ok: r.ip !== null, text: r.ip ? `Leaves through ${r.ip}` : (r.error ?? 'no IP') });
+          } catch (err) {
+            setState({ busy: false, ok: false, text: describeError(err).message });
+          }
+        }}
+      >
+        Check egress IP
+      </button>
+      {state.text && (
+        <span className={state.ok ? 'ok-text small' : 'danger-text small'} role="status" data-testid="egress-result">
+          {state.text}
+        </span>
+      )}
+      <span className="hint">Uses the saved proxy and the egress probe URL (Error rules page).</span>
+    </div>
+  );
+}
+
 export function ConnectionDialog({
   connection,
   onClose,
@@ -356,6 +388,16 @@ export function ConnectionDialog({
               Add model cap
             </button>
           </div>
+        </Section>
+
+        <Section title="Network">
+          <div className="form-grid">
+            {text('outboundProxy', 'outboundProxy', 'Outbound proxy', {
+              placeholder: 'direct (no proxy)',
+              hint: 'Send this connection\'s requests through an HTTP(S) or SOCKS5 proxy, e.g. socks5://user:pass@127.0.0.1:1080 or http://proxy.local:3128. Credentials are stored encrypted and shown masked. Empty: direct.',
+            })}
+          </div>
+          {editing && <EgressCheck connectionId={connection.id} />}
         </Section>
 
         <Section title="Resilience">

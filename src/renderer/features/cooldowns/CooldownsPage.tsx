@@ -11,6 +11,8 @@ import { outOfRouting } from '../../lib/connectionState';
 import { formatAgo, formatRemaining } from '../../lib/format';
 import { describeErrorType, TERMINAL_LABELS } from '../../lib/reasons';
 import { isTerminalStatus } from '../../../shared/model';
+import { OperatorRulesEditor, ProviderDefaultsEditor } from '../errorRules/RuleEditors';
+import { useKnownProviders } from '../errorRules/ErrorRulesPage';
 import { SettingRow } from '../settings/SettingRow';
 import { settingOf } from '../../stores/settingsStore';
 
@@ -40,6 +42,7 @@ export function CooldownsPage() {
   const chosenProvider = providers.includes(provider) ? provider : (providers[0] ?? '');
   const allSelected = coolingIds.length > 0 && liveSelection.length === coolingIds.length;
   const nothingOut = out.cooling.length === 0 && out.lockouts.length === 0;
+  const knownProviders = useKnownProviders();
 
   return (
     <div className="page">
@@ -292,6 +295,30 @@ export function CooldownsPage() {
                   .map((s) => (
                     <SettingRow key={s.key} setting={s} />
                   ))}
+              </div>
+            )}
+          </Card>
+
+          <Card
+            title="Error cooldown rules"
+            description={
+              <>
+                Your rules for provider errors (the first match wins) and the general per-provider defaults.{' '}
+                <a className="plain-link" href={hrefOf('errorRules')}>
+                  Test an error and see the built-in rules
+                </a>
+                .
+              </>
+            }
+          >
+            {!settingsView ? (
+              <Spinner label="Loading error rules" />
+            ) : (
+              <div className="stack">
+                <h3 className="subhead">Rules</h3>
+                <OperatorRulesEditor providers={knownProviders} />
+                <h3 className="subhead">Per-provider defaults</h3>
+                <ProviderDefaultsEditor providers={knownProviders} />
               </div>
             )}
           </Card>

@@ -134,6 +134,7 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
                 <td>
                   {a.connectionName} <span className="muted">({a.provider})</span>
                   {a.via && <div className="small muted">{a.via === 'pin' ? 'tried first: the session\'s pin' : 'under the exclusive lease'}</div>}
+                  {a.egressIp && <div className="muted small">via {a.egressIp}</div>}
                 </td>
                 <td>
                   <code className="mono">{a.model}</code>

@@ -35,6 +35,8 @@ const HAND_WRITTEN: Partial<Record<MethodName, Record<string, unknown>>> = {
   revokeClientKey: { id: 'k-1' },
   listLogs: { limit: 25, errorsOnly: true, connectionId: 'c-1' },
   getLog: { id: 'req_abc' },
+  testErrorRule: { provider: 'agentrouter', status: 403, body: '{"error":{"message":"用户额度不足"}}' },
+  probeEgressIp: { id: 'c-1' },
 };
 
 type Def = { type: string; [k: string]: unknown };
