@@ -59,11 +59,12 @@ test('a combo created in the UI, reordered by drag, serves from its first target
   expect(fake.requestsFor({ key: KEY_B }).map((r) => r.model)).toEqual(['model-y']);
   await expect(card.getByTestId('combo-last-served')).toContainText('served by Beta with model-y');
 
-  // Beta rate-limits for a minute: the next request fails over to Alpha, and the card shows Beta cooling.
+  // Beta rate-limits model-y for a minute (a plain 429: that model on that key): the next request
+  // fails over to Alpha, and the card shows Beta's target locked.
   fake.script({ key: KEY_B }, [{ status: 429, headers: { 'retry-after': '60' }, json: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } }]);
   expect(await sendMessage(app, key, 'pool')).toBe(200);
   await expect(card.getByTestId('combo-last-served')).toContainText('served by Alpha with model-x');
-  await expect(card.getByTestId('combo-target').nth(0).getByTestId('target-state')).toHaveText(/Cooling down/);
+  await expect(card.getByTestId('combo-target').nth(0).getByTestId('target-state')).toHaveText(/Model locked/);
   await expect(card.getByTestId('combo-target').nth(1).getByTestId('target-state')).toHaveText(/Ready/);
 
   // Test sends one request through the proxy and says who served it.
@@ -78,7 +79,7 @@ test('a combo created in the UI, reordered by drag, serves from its first target
   await row.getByRole('button', { name: /Details of the/ }).click();
   const order = page.getByRole('table', { name: 'Combo order' });
   await expect(order.getByRole('row').nth(1)).toContainText('beta/model-y');
-  await expect(order.getByRole('row').nth(1)).toContainText(/skipped: cooling down|failed/);
+  await expect(order.getByRole('row').nth(1)).toContainText(/skipped: model locked|failed/);
   await expect(order.getByRole('row').nth(2)).toContainText('alpha/model-x');
   await expect(order.getByRole('row').nth(2)).toContainText('served');
   await page.screenshot({ path: info.outputPath('combo-request-log.png'), fullPage: true });
