@@ -216,6 +216,11 @@ export async function createEngine(o: EngineOptions) {
     latency,
     load: (id) => admission.load(id),
     quota,
+    // Claude subscriptions: the binding usage window (the lower remaining of 5 h and 7 d).
+    accountQuota: (id, now) => {
+      const h = claude.usageFor(id)?.headroom;
+      return h ? { fraction: h.remaining, requestsRemaining: null, tokensRemaining: null, resetAt: h.resetsAt, observedAt: now - h.ageMs } : null;
+    },
     catalog,
     clock,
   });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../src/main/engine/random';
 import type { ComboRegistry } from '../../../src/main/engine/routing/combos/comboRegistry';
-import { ComboRouter, estimateTokens, promptKeyOf } from '../../../src/main/engine/routing/combos/comboRouter';
+import { ComboRouter, estimateTokens, promptKeyOf, type ComboRouterDeps } from '../../../src/main/engine/routing/combos/comboRouter';
 import { ModelCatalog } from '../../../src/main/engine/routing/combos/modelCatalog';
 import { QuotaSignals } from '../../../src/main/engine/routing/combos/quotaSignals';
 import { LatencyTracker } from '../../../src/main/engine/routing/latencyTracker';
@@ -13,7 +13,12 @@ import type { ConnectionRecord } from '../../../src/main/engine/store/connection
 import type { ComboStrategy, ComboTarget } from '../../../src/shared/model';
 import { connectionRecord } from '../../support/builders';
 
-function setup(targets: Partial<ComboTarget>[], conns: ConnectionRecord[], strategy: ComboStrategy = 'priority') {
+function setup(
+  targets: Partial<ComboTarget>[],
+  conns: ConnectionRecord[],
+  strategy: ComboStrategy = 'priority',
+  accountQuota?: ComboRouterDeps['accountQuota'],
+) {
   const combo: ComboRecord = {
     id: 'k1',
     name: 'pool',
@@ -42,6 +47,7 @@ function setup(targets: Partial<ComboTarget>[], conns: ConnectionRecord[], strat
     latency,
     load: () => 0,
     quota: new QuotaSignals(),
+    ...(accountQuota ? { accountQuota } : {}),
     catalog: new ModelCatalog(),
     clock: { now: () => 0, monotonic: () => 0, setTimer: () => () => {} },
   });
@@ -86,6 +92,20 @@ describe('ComboRouter', () => {
       [3, null, 'no_connection'],
       [4, null, 'no_connection'],
     ]);
+  });
+
+  it('headroom reads an account\'s own usage windows where it reports them (Claude subscriptions)', () => {
+    const a = anth({ id: 'a', provider: 'alpha', models: ['x'] });
+    const b = anth({ id: 'b', provider: 'beta', models: ['x'] });
+    const windows = { a: 0.1, b: 0.8 } as Record<string, number>;
+    const { plan } = setup(
+      [{ provider: 'alpha', model: 'x' }, { provider: 'beta', model: 'x' }],
+      [a, b],
+      'headroom',
+      (id) => ({ fraction: windows[id]!, requestsRemaining: null, tokensRemaining: null, resetAt: null, observedAt: 0 }),
+    );
+    // Alpha is listed first but has 10 % of its binding window left; Beta 80 %.
+    expect(plan().order.map((t) => t.conn.id)).toEqual(['b', 'a']);
   });
 
   it('a pinned connection is used for its model even when it does not list it', () => {

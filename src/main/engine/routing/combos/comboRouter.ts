@@ -15,7 +15,7 @@ import type { SelectionStrategy, TargetSelector } from '../selector';
 import type { Target, TargetCombo } from '../target';
 import { targetKey, type ComboMatch, type ComboRegistry } from './comboRegistry';
 import type { ModelCatalog } from './modelCatalog';
-import type { QuotaSignals } from './quotaSignals';
+import type { QuotaReading, QuotaSignals } from './quotaSignals';
 import { STRATEGIES, type Candidate, type RankSignals, type RotationState } from './strategies';
 import { memoryKey } from './strategies/types';
 
@@ -52,6 +52,11 @@ export interface ComboRouterDeps {
   latency: LatencyTracker;
   load(connectionId: string): number;
   quota: QuotaSignals;
+  /**
+   * An account's own quota windows where the account reports them (Claude subscriptions' 5-hour
+   * and 7-day windows); they win over rate-limit headers, which describe one request class only.
+   */
+  accountQuota?: (connectionId: string, now: number) => QuotaReading | null;
   catalog: ModelCatalog;
   clock: Clock;
 }
@@ -168,7 +173,7 @@ export class ComboRouter {
       capacity: (id) => capacityOf(d.connection(id)),
       latency: (id) => d.latency.stats(id, now),
       latencyWeight,
-      quota: (id, model) => d.quota.reading(id, model, now),
+      quota: (id, model) => d.accountQuota?.(id, now) ?? d.quota.reading(id, model, now),
       price: (model) => d.catalog.price(model),
       contextWindow: (model) => d.catalog.contextWindow(model),
       tokens: estimateTokens(request),
