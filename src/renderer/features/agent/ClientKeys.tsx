@@ -2,6 +2,7 @@
 // later), reveal, copy, revoke.
 import { useState } from 'react';
 import { CopyButton } from '../../components/CopyButton';
+import { DataTable } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
 import { Badge, Card, EmptyState, Field } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
@@ -93,76 +94,59 @@ export function ClientKeys() {
       {keys.length === 0 ? (
         <EmptyState title="No client keys">Create a key to let agents use the proxy.</EmptyState>
       ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Client keys">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Key</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>Status</th>
-                <th>Leases</th>
-                <th className="actions-col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {sorted.map((k) => {
-                const revoked = k.revokedAt !== null;
-                return (
-                  <tr key={k.id} className={revoked ? 'row-muted' : undefined}>
-                    <td>{k.name}</td>
-                    <td>
-                      <code className="mono">{revealed[k.id] ?? k.masked}</code>
-                    </td>
-                    <td>{formatAgo(k.createdAt, now)}</td>
-                    <td>{k.lastUsedAt ? formatAgo(k.lastUsedAt, now) : <span className="muted">never</span>}</td>
-                    <td>{revoked ? <Badge tone="neutral">Revoked</Badge> : <Badge tone="ok">Active</Badge>}</td>
-                    <td data-testid="key-leases">
-                      {k.scopes.includes('lease:exclusive') ? (
-                        <Badge tone="info">
-                          {k.allowedConnections.length} connection{k.allowedConnections.length === 1 ? '' : 's'}
-                        </Badge>
+        <DataTable label="Client keys" columns={['Name', 'Key', 'Created', 'Last used', 'Status', 'Leases']} actions>
+          {sorted.map((k) => {
+            const revoked = k.revokedAt !== null;
+            return (
+              <tr key={k.id} className={revoked ? 'row-muted' : undefined}>
+                <td>{k.name}</td>
+                <td>
+                  <code className="mono">{revealed[k.id] ?? k.masked}</code>
+                </td>
+                <td>{formatAgo(k.createdAt, now)}</td>
+                <td>{k.lastUsedAt ? formatAgo(k.lastUsedAt, now) : <span className="muted">never</span>}</td>
+                <td>{revoked ? <Badge tone="neutral">Revoked</Badge> : <Badge tone="ok">Active</Badge>}</td>
+                <td data-testid="key-leases">
+                  {k.scopes.includes('lease:exclusive') ? (
+                    <Badge tone="info">
+                      {k.allowedConnections.length} connection{k.allowedConnections.length === 1 ? '' : 's'}
+                    </Badge>
+                  ) : (
+                    <span className="muted">off</span>
+                  )}
+                </td>
+                <td className="actions-col">
+                  {!revoked && (
+                    <div className="row-actions">
+                      {revealed[k.id] ? (
+                        <button type="button" className="btn btn-sm btn-ghost" onClick={() => d.keys.getState().hide(k.id)} aria-label={`Hide ${k.name}`}>
+                          Hide
+                        </button>
                       ) : (
-                        <span className="muted">off</span>
+                        <button
+                          type="button"
+                          className="btn btn-sm btn-ghost"
+                          disabled={pending[k.id]}
+                          onClick={() => void d.keys.getState().reveal(k.id)}
+                          aria-label={`Show ${k.name}`}
+                        >
+                          Show
+                        </button>
                       )}
-                    </td>
-                    <td className="actions-col">
-                      {!revoked && (
-                        <div className="row-actions">
-                          {revealed[k.id] ? (
-                            <button type="button" className="btn btn-sm btn-ghost" onClick={() => d.keys.getState().hide(k.id)} aria-label={`Hide ${k.name}`}>
-                              Hide
-                            </button>
-                          ) : (
-                            <button
-                              type="button"
-                              className="btn btn-sm btn-ghost"
-                              disabled={pending[k.id]}
-                              onClick={() => void d.keys.getState().reveal(k.id)}
-                              aria-label={`Show ${k.name}`}
-                            >
-                              Show
-                            </button>
-                          )}
-                          <CopyButton getText={() => d.keys.getState().reveal(k.id)} ariaLabel={`Copy ${k.name}`} className="btn btn-sm btn-ghost" />
-                          <button type="button" className="btn btn-sm btn-ghost" onClick={() => setLeasing(k)} aria-label={`Leases for ${k.name}`}>
-                            Leases
-                          </button>
-                          <button type="button" className="btn btn-sm btn-ghost danger-text" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>
-                            Revoke
-                          </button>
-                        </div>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+                      <CopyButton getText={() => d.keys.getState().reveal(k.id)} ariaLabel={`Copy ${k.name}`} className="btn btn-sm btn-ghost" />
+                      <button type="button" className="btn btn-sm btn-ghost" onClick={() => setLeasing(k)} aria-label={`Leases for ${k.name}`}>
+                        Leases
+                      </button>
+                      <button type="button" className="btn btn-sm btn-ghost danger-text" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name}`}>
+                        Revoke
+                      </button>
+                    </div>
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </DataTable>
       )}
 
       {leasing && <KeyLeaseAccess k={leasing} onClose={() => setLeasing(null)} />}

@@ -3,6 +3,7 @@
 // thresholds, when the next probe may go, the last failure, the optional provider cooldown, and
 // reset (one provider or all). Below the table, what each state means and what counts as a failure.
 import { Fragment } from 'react';
+import { DataTable, RowAction } from '../../components/DataTable';
 import { BreakerBadge } from '../../components/status';
 import { Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
@@ -113,63 +114,53 @@ export function BreakersPage() {
         </EmptyState>
       ) : (
         <Card>
-          <div className="table-wrap">
-            <table className="table" aria-label="Provider breakers">
-              <thead>
-                <tr>
-                  <th>Provider</th>
-                  <th>State</th>
-                  <th>Recent failures</th>
-                  <th>Next probe</th>
-                  <th>Last failure</th>
-                  {gateOn && <th title="Resilience settings → Provider cooldown window gate">Provider cooldown</th>}
-                  <th className="actions-col">
-                    <span className="sr-only">Actions</span>
-                  </th>
+          <DataTable
+            label="Provider breakers"
+            columns={[
+              'Provider',
+              'State',
+              'Recent failures',
+              'Next probe',
+              'Last failure',
+              gateOn && { key: 'Provider cooldown', label: 'Provider cooldown', title: 'Resilience settings → Provider cooldown window gate' },
+            ]}
+            actions
+          >
+            {breakers.map((b) => {
+              const state = breakerStateAt(b, now);
+              return (
+                <tr key={b.provider} data-testid="breaker-row">
+                  <td>
+                    <strong>{b.provider}</strong>
+                    <div className="muted small">
+                      {PROFILE_LABELS[b.profile]} thresholds · probes after {formatDuration(b.resetTimeoutMs)} open
+                    </div>
+                  </td>
+                  <td>
+                    <BreakerBadge state={state} />
+                  </td>
+                  <td>
+                    <FailureMeter b={b} />
+                  </td>
+                  <td className="tabular">{nextProbe(b, state, now)}</td>
+                  <td>{lastFailure(b, now)}</td>
+                  {gateOn && (
+                    <td className="tabular">
+                      {b.providerCooldownUntil && b.providerCooldownUntil > now ? `skipped for ${formatRemaining(b.providerCooldownUntil - now)}` : '—'}
+                    </td>
+                  )}
+                  <RowAction
+                    disabled={busy}
+                    title="Close this breaker and forget its failures"
+                    onClick={() => void store.resetBreakers(b.provider)}
+                    label={`Reset ${b.provider} breaker`}
+                  >
+                    Reset
+                  </RowAction>
                 </tr>
-              </thead>
-              <tbody>
-                {breakers.map((b) => {
-                  const state = breakerStateAt(b, now);
-                  return (
-                    <tr key={b.provider} data-testid="breaker-row">
-                      <td>
-                        <strong>{b.provider}</strong>
-                        <div className="muted small">
-                          {PROFILE_LABELS[b.profile]} thresholds · probes after {formatDuration(b.resetTimeoutMs)} open
-                        </div>
-                      </td>
-                      <td>
-                        <BreakerBadge state={state} />
-                      </td>
-                      <td>
-                        <FailureMeter b={b} />
-                      </td>
-                      <td className="tabular">{nextProbe(b, state, now)}</td>
-                      <td>{lastFailure(b, now)}</td>
-                      {gateOn && (
-                        <td className="tabular">
-                          {b.providerCooldownUntil && b.providerCooldownUntil > now ? `skipped for ${formatRemaining(b.providerCooldownUntil - now)}` : '—'}
-                        </td>
-                      )}
-                      <td className="actions-col">
-                        <button
-                          type="button"
-                          className="btn btn-sm"
-                          disabled={busy}
-                          title="Close this breaker and forget its failures"
-                          onClick={() => void store.resetBreakers(b.provider)}
-                          aria-label={`Reset ${b.provider} breaker`}
-                        >
-                          Reset
-                        </button>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+              );
+            })}
+          </DataTable>
         </Card>
       )}
       {loaded && quietProviders.length > 0 && breakers.length > 0 && (

@@ -3,6 +3,7 @@
 // locked, breaker open), which target served the last request, and Test / Edit / Delete. Below,
 // the model-id mappings that send an agent's changing model ids to a combo.
 import { useState } from 'react';
+import { DataTable } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
 import { Badge, Card, EmptyState, Field, PageHeader, Spinner, type Tone } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
@@ -79,40 +80,28 @@ function ComboCard({ combo, onEdit, onDelete }: { combo: ComboView; onEdit: () =
           </button>
         </div>
       </div>
-      <table className="table table-compact" aria-label={`Targets of ${combo.name}`}>
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>Target</th>
-            <th>Connection</th>
-            {info.usesWeights && <th>Weight</th>}
-            <th>Protocol</th>
-            <th>Now</th>
-          </tr>
-        </thead>
-        <tbody>
-          {combo.targets.map((t, i) => {
-            const pinned = t.connectionId ? connections.find((c) => c.id === t.connectionId) : null;
-            const protocol = protocolOf(t, connections);
-            return (
-              <tr key={`${t.provider}/${t.model}#${t.connectionId ?? ''}`} data-testid="combo-target">
-                <td className="tabular">{i + 1}</td>
-                <td>
-                  <code className="mono">
-                    {t.provider}/{t.model}
-                  </code>
-                </td>
-                <td>{t.connectionId ? (pinned?.name ?? <span className="danger-text">removed connection</span>) : <span className="muted">any</span>}</td>
-                {info.usesWeights && <td className="tabular">{t.weight}</td>}
-                <td>{protocol ? <Badge tone="neutral">{protocol === 'anthropic' ? 'Anthropic' : 'OpenAI'}</Badge> : '—'}</td>
-                <td>
-                  <EligibilityBadge e={targetEligibility(t, connections, r, now)} now={now} />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <DataTable label={`Targets of ${combo.name}`} columns={['#', 'Target', 'Connection', info.usesWeights && 'Weight', 'Protocol', 'Now']} compact>
+        {combo.targets.map((t, i) => {
+          const pinned = t.connectionId ? connections.find((c) => c.id === t.connectionId) : null;
+          const protocol = protocolOf(t, connections);
+          return (
+            <tr key={`${t.provider}/${t.model}#${t.connectionId ?? ''}`} data-testid="combo-target">
+              <td className="tabular">{i + 1}</td>
+              <td>
+                <code className="mono">
+                  {t.provider}/{t.model}
+                </code>
+              </td>
+              <td>{t.connectionId ? (pinned?.name ?? <span className="danger-text">removed connection</span>) : <span className="muted">any</span>}</td>
+              {info.usesWeights && <td className="tabular">{t.weight}</td>}
+              <td>{protocol ? <Badge tone="neutral">{protocol === 'anthropic' ? 'Anthropic' : 'OpenAI'}</Badge> : '—'}</td>
+              <td>
+                <EligibilityBadge e={targetEligibility(t, connections, r, now)} now={now} />
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
       {test?.result && (
         <div className={`callout ${test.result.ok ? 'callout-ok' : 'callout-danger'} test-result`} data-testid="combo-test-result" role="status">
           Test: {test.result.message}
@@ -159,34 +148,23 @@ function MappingsCard() {
       }
     >
       {mappings.length > 0 && (
-        <table className="table table-compact" aria-label="Model mappings">
-          <thead>
-            <tr>
-              <th>Pattern</th>
-              <th>Combo</th>
-              <th>
-                <span className="sr-only">Actions</span>
-              </th>
+        <DataTable label="Model mappings" columns={['Pattern', 'Combo', { key: 'actions', label: <span className="sr-only">Actions</span> }]} compact>
+          {mappings.map((m) => (
+            <tr key={m.id}>
+              <td>
+                <code className="mono">{m.pattern}</code>
+              </td>
+              <td>
+                <code className="mono">{m.comboName}</code>
+              </td>
+              <td>
+                <button type="button" className="btn btn-sm" aria-label={`Delete mapping ${m.pattern}`} onClick={() => void d.combos.getState().removeMapping(m.id)}>
+                  Delete
+                </button>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {mappings.map((m) => (
-              <tr key={m.id}>
-                <td>
-                  <code className="mono">{m.pattern}</code>
-                </td>
-                <td>
-                  <code className="mono">{m.comboName}</code>
-                </td>
-                <td>
-                  <button type="button" className="btn btn-sm" aria-label={`Delete mapping ${m.pattern}`} onClick={() => void d.combos.getState().removeMapping(m.id)}>
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       {combos.length === 0 ? (
         <p className="muted">Create a combo first, then map model ids to it.</p>

@@ -3,6 +3,7 @@
 // all of a provider, or all; terminal states are shown and never cleared here. The cooldown rules
 // are edited at the bottom.
 import { useState } from 'react';
+import { DataTable, RowAction } from '../../components/DataTable';
 import { Badge, Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
@@ -104,73 +105,63 @@ export function CooldownsPage() {
             {out.cooling.length === 0 ? (
               <EmptyState title="Nothing is cooling down">Every enabled connection without a terminal state is in routing.</EmptyState>
             ) : (
-              <div className="table-wrap">
-                <table className="table" aria-label="Connections cooling down">
-                  <thead>
-                    <tr>
-                      <th className="check-col">
-                        <input
-                          type="checkbox"
-                          aria-label="Select all cooling connections"
-                          checked={allSelected}
-                          onChange={(e) => store.setSelected(e.target.checked ? coolingIds : [])}
-                        />
-                      </th>
-                      <th>Connection</th>
-                      <th>Provider</th>
-                      <th>Back in</th>
-                      <th>Reason</th>
-                      <th>Backoff</th>
-                      <th className="actions-col">
-                        <span className="sr-only">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {out.cooling.map((c) => (
-                      <tr key={c.connectionId} data-testid="cooling-row">
-                        <td className="check-col">
-                          <input
-                            type="checkbox"
-                            aria-label={`Select ${c.name}`}
-                            checked={liveSelection.includes(c.connectionId)}
-                            onChange={() => store.toggleSelected(c.connectionId)}
-                          />
-                        </td>
-                        <td>
-                          <strong>{c.name}</strong>
-                          {!c.enabled && <Badge tone="neutral">disabled</Badge>}
-                        </td>
-                        <td>
-                          <code className="mono">{c.provider}</code> <span className="muted">{c.authClass}</span>
-                        </td>
-                        <td className="tabular">
-                          <Badge tone="warn" dot>
-                            {formatRemaining(c.remainingMs)}
-                          </Badge>
-                        </td>
-                        <td className="reason-cell">
-                          <div>{describeErrorType(c.lastErrorType) ?? 'Cooling down'}{c.errorCode ? <span className="muted"> · {c.errorCode}</span> : null}</div>
-                          {c.lastError && <div className="muted small">{c.lastError}</div>}
-                          {c.lastErrorAt && <div className="muted small">{formatAgo(c.lastErrorAt, now)}</div>}
-                        </td>
-                        <td className="tabular">{c.backoffLevel}</td>
-                        <td className="actions-col">
-                          <button
-                            type="button"
-                            className="btn btn-sm"
-                            disabled={busy}
-                            onClick={() => void store.clear({ connectionIds: [c.connectionId] })}
-                            aria-label={`Clear ${c.name}`}
-                          >
-                            Clear
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                label="Connections cooling down"
+                columns={[
+                  {
+                    key: 'select',
+                    className: 'check-col',
+                    label: (
+                      <input
+                        type="checkbox"
+                        aria-label="Select all cooling connections"
+                        checked={allSelected}
+                        onChange={(e) => store.setSelected(e.target.checked ? coolingIds : [])}
+                      />
+                    ),
+                  },
+                  'Connection',
+                  'Provider',
+                  'Back in',
+                  'Reason',
+                  'Backoff',
+                ]}
+                actions
+              >
+                {out.cooling.map((c) => (
+                  <tr key={c.connectionId} data-testid="cooling-row">
+                    <td className="check-col">
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${c.name}`}
+                        checked={liveSelection.includes(c.connectionId)}
+                        onChange={() => store.toggleSelected(c.connectionId)}
+                      />
+                    </td>
+                    <td>
+                      <strong>{c.name}</strong>
+                      {!c.enabled && <Badge tone="neutral">disabled</Badge>}
+                    </td>
+                    <td>
+                      <code className="mono">{c.provider}</code> <span className="muted">{c.authClass}</span>
+                    </td>
+                    <td className="tabular">
+                      <Badge tone="warn" dot>
+                        {formatRemaining(c.remainingMs)}
+                      </Badge>
+                    </td>
+                    <td className="reason-cell">
+                      <div>{describeErrorType(c.lastErrorType) ?? 'Cooling down'}{c.errorCode ? <span className="muted"> · {c.errorCode}</span> : null}</div>
+                      {c.lastError && <div className="muted small">{c.lastError}</div>}
+                      {c.lastErrorAt && <div className="muted small">{formatAgo(c.lastErrorAt, now)}</div>}
+                    </td>
+                    <td className="tabular">{c.backoffLevel}</td>
+                    <RowAction disabled={busy} onClick={() => void store.clear({ connectionIds: [c.connectionId] })} label={`Clear ${c.name}`}>
+                      Clear
+                    </RowAction>
+                  </tr>
+                ))}
+              </DataTable>
             )}
           </Card>
 
@@ -178,57 +169,32 @@ export function CooldownsPage() {
             {out.lockouts.length === 0 ? (
               <EmptyState title="No model is locked out" />
             ) : (
-              <div className="table-wrap">
-                <table className="table" aria-label="Model lockouts">
-                  <thead>
-                    <tr>
-                      <th>Model</th>
-                      <th>Connection</th>
-                      <th>Scope</th>
-                      <th>Back in</th>
-                      <th>Reason</th>
-                      <th>Failures</th>
-                      <th className="actions-col">
-                        <span className="sr-only">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {out.lockouts.map((l) => (
-                      <tr key={`${l.connectionId}:${l.scope}:${l.model}`}>
-                        <td>
-                          <code className="mono">{l.model}</code>
-                        </td>
-                        <td>
-                          {l.connectionName} <span className="muted">({l.provider})</span>
-                        </td>
-                        <td>{l.scope === 'family' ? 'quota family' : 'exact model'}</td>
-                        <td>
-                          <Badge tone="warn" dot>
-                            {formatRemaining(l.expiresAt - now)}
-                          </Badge>
-                        </td>
-                        <td>
-                          {describeErrorType(l.reason) ?? l.reason}
-                          {l.status !== null && <span className="muted"> · {l.status}</span>}
-                        </td>
-                        <td className="tabular">{l.failureCount}</td>
-                        <td className="actions-col">
-                          <button
-                            type="button"
-                            className="btn btn-sm"
-                            disabled={busy}
-                            onClick={() => void store.clearLockout(l)}
-                            aria-label={`Re-enable ${l.model} on ${l.connectionName}`}
-                          >
-                            Re-enable
-                          </button>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable label="Model lockouts" columns={['Model', 'Connection', 'Scope', 'Back in', 'Reason', 'Failures']} actions>
+                {out.lockouts.map((l) => (
+                  <tr key={`${l.connectionId}:${l.scope}:${l.model}`}>
+                    <td>
+                      <code className="mono">{l.model}</code>
+                    </td>
+                    <td>
+                      {l.connectionName} <span className="muted">({l.provider})</span>
+                    </td>
+                    <td>{l.scope === 'family' ? 'quota family' : 'exact model'}</td>
+                    <td>
+                      <Badge tone="warn" dot>
+                        {formatRemaining(l.expiresAt - now)}
+                      </Badge>
+                    </td>
+                    <td>
+                      {describeErrorType(l.reason) ?? l.reason}
+                      {l.status !== null && <span className="muted"> · {l.status}</span>}
+                    </td>
+                    <td className="tabular">{l.failureCount}</td>
+                    <RowAction disabled={busy} onClick={() => void store.clearLockout(l)} label={`Re-enable ${l.model} on ${l.connectionName}`}>
+                      Re-enable
+                    </RowAction>
+                  </tr>
+                ))}
+              </DataTable>
             )}
           </Card>
 
@@ -239,49 +205,33 @@ export function CooldownsPage() {
             {out.terminal.length === 0 ? (
               <EmptyState title="No connection is in a terminal state" />
             ) : (
-              <div className="table-wrap">
-                <table className="table" aria-label="Terminal states">
-                  <thead>
-                    <tr>
-                      <th>Connection</th>
-                      <th>Provider</th>
-                      <th>State</th>
-                      <th>Reason</th>
-                      <th>Since</th>
-                      <th className="actions-col">
-                        <span className="sr-only">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {out.terminal.map((t) => (
-                      <tr key={t.connectionId}>
-                        <td>
-                          <strong>{t.name}</strong>
-                        </td>
-                        <td>
-                          <code className="mono">{t.provider}</code>
-                        </td>
-                        <td>
-                          <Badge tone="danger" dot>
-                            {isTerminalStatus(t.status) ? TERMINAL_LABELS[t.status] : t.status}
-                          </Badge>
-                        </td>
-                        <td>
-                          {describeErrorType(t.lastErrorType) ?? '—'}
-                          {t.lastError && <div className="muted small">{t.lastError}</div>}
-                        </td>
-                        <td>{t.lastErrorAt ? formatAgo(t.lastErrorAt, now) : '—'}</td>
-                        <td className="actions-col">
-                          <a className="btn btn-sm btn-ghost" href={hrefOf('connections')}>
-                            Edit connection
-                          </a>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable label="Terminal states" columns={['Connection', 'Provider', 'State', 'Reason', 'Since']} actions>
+                {out.terminal.map((t) => (
+                  <tr key={t.connectionId}>
+                    <td>
+                      <strong>{t.name}</strong>
+                    </td>
+                    <td>
+                      <code className="mono">{t.provider}</code>
+                    </td>
+                    <td>
+                      <Badge tone="danger" dot>
+                        {isTerminalStatus(t.status) ? TERMINAL_LABELS[t.status] : t.status}
+                      </Badge>
+                    </td>
+                    <td>
+                      {describeErrorType(t.lastErrorType) ?? '—'}
+                      {t.lastError && <div className="muted small">{t.lastError}</div>}
+                    </td>
+                    <td>{t.lastErrorAt ? formatAgo(t.lastErrorAt, now) : '—'}</td>
+                    <td className="actions-col">
+                      <a className="btn btn-sm btn-ghost" href={hrefOf('connections')}>
+                        Edit connection
+                      </a>
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
             )}
           </Card>
 

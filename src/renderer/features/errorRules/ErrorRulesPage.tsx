@@ -3,6 +3,7 @@
 // and what it would do; the operator's rules and per-provider defaults are edited below; the
 // built-in restatements, rules and allowlists are listed read-only.
 import { useEffect, useState } from 'react';
+import { DataTable } from '../../components/DataTable';
 import { Badge, Card, EmptyState, Field, Mono, PageHeader, Spinner } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { describeError } from '../../lib/errors';
@@ -146,76 +147,48 @@ function BuiltInRules({ view }: { view: ErrorRulesView }) {
     <Card title="Built-in rules" description="Shipped with Switchyard; read-only. Your rules are checked before them.">
       <h3 className="subhead">Status restatements</h3>
       <p className="muted small">A gateway that reports a temporary quota with the wrong status gets it corrected before anything reads it.</p>
-      <div className="table-wrap">
-        <table className="table" aria-label="Status restatements">
-          <thead>
-            <tr>
-              <th>Rule</th>
-              <th>Provider</th>
-              <th>Restates</th>
-              <th>When the text has</th>
-              <th>Unless it has</th>
-              <th>Client told</th>
-            </tr>
-          </thead>
-          <tbody>
-            {view.restatements.map((r) => (
-              <tr key={r.id}>
-                <td>
-                  <Mono>{r.id}</Mono>
-                </td>
-                <td>
-                  <Mono>{r.provider}</Mono>
-                </td>
-                <td>
-                  {r.fromStatuses.join(', ')} → {r.toStatus}
-                </td>
-                <td>{r.textMarkers.join(' · ')}</td>
-                <td>{r.excludeMarkers.join(' · ') || '—'}</td>
-                <td>{r.defaultRetryAfterMs !== null ? `${r.defaultRetryAfterMs / 1000} s` : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Status restatements" columns={['Rule', 'Provider', 'Restates', 'When the text has', 'Unless it has', 'Client told']}>
+        {view.restatements.map((r) => (
+          <tr key={r.id}>
+            <td>
+              <Mono>{r.id}</Mono>
+            </td>
+            <td>
+              <Mono>{r.provider}</Mono>
+            </td>
+            <td>
+              {r.fromStatuses.join(', ')} → {r.toStatus}
+            </td>
+            <td>{r.textMarkers.join(' · ')}</td>
+            <td>{r.excludeMarkers.join(' · ') || '—'}</td>
+            <td>{r.defaultRetryAfterMs !== null ? `${r.defaultRetryAfterMs / 1000} s` : '—'}</td>
+          </tr>
+        ))}
+      </DataTable>
       <h3 className="subhead">Classification rules</h3>
-      <div className="table-wrap">
-        <table className="table" aria-label="Built-in error rules">
-          <thead>
-            <tr>
-              <th>Rule</th>
-              <th>Providers</th>
-              <th>Matches</th>
-              <th>Reason</th>
-              <th>Holds</th>
-              <th>What it is for</th>
-            </tr>
-          </thead>
-          <tbody>
-            {view.builtIn.map((r) => (
-              <tr key={r.id}>
-                <td>
-                  <Mono>{r.id}</Mono>
-                </td>
-                <td>{r.providers.join(', ')}</td>
-                <td>
-                  {[r.statuses ? `status ${r.statuses.join('/')}` : null, r.textMarkers ? `text ${r.textMarkers.join(' · ')}` : null, r.codes ? `code ${r.codes.join(', ')}` : null]
-                    .filter(Boolean)
-                    .join('; ')}
-                </td>
-                <td>
-                  <Mono>{r.reason}</Mono>
-                </td>
-                <td>
-                  {r.scope}
-                  {r.baseCooldownMs !== null && <span className="muted"> · {formatDuration(r.baseCooldownMs)}</span>}
-                </td>
-                <td className="small">{r.note}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable label="Built-in error rules" columns={['Rule', 'Providers', 'Matches', 'Reason', 'Holds', 'What it is for']}>
+        {view.builtIn.map((r) => (
+          <tr key={r.id}>
+            <td>
+              <Mono>{r.id}</Mono>
+            </td>
+            <td>{r.providers.join(', ')}</td>
+            <td>
+              {[r.statuses ? `status ${r.statuses.join('/')}` : null, r.textMarkers ? `text ${r.textMarkers.join(' · ')}` : null, r.codes ? `code ${r.codes.join(', ')}` : null]
+                .filter(Boolean)
+                .join('; ')}
+            </td>
+            <td>
+              <Mono>{r.reason}</Mono>
+            </td>
+            <td>
+              {r.scope}
+              {r.baseCooldownMs !== null && <span className="muted"> · {formatDuration(r.baseCooldownMs)}</span>}
+            </td>
+            <td className="small">{r.note}</td>
+          </tr>
+        ))}
+      </DataTable>
       <dl className="kv allowlists">
         <dt>See the full error text</dt>
         <dd>{view.fullTextProviders.join(', ')} (others: only the error's code and type)</dd>

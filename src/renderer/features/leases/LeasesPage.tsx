@@ -3,8 +3,9 @@
 // and on Refresh. Which keys may take leases, and on which connections, is set per key on
 // "Connect your agent".
 import { useEffect, useState } from 'react';
+import { DataTable, RowAction } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
-import { Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { Card, EmptyState, PageHeader, RefreshButton, Spinner } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
@@ -29,11 +30,7 @@ export function LeasesPage() {
       <PageHeader
         title="Leases"
         description="A managed session can hold one connection exclusively through POST /api/v1/session-leases on the proxy port. Its requests present the lease; a renewed lease refuses the old generation before anything reaches the provider."
-        actions={
-          <button type="button" className="btn" disabled={loading} onClick={() => void store.loadLeases()}>
-            Refresh
-          </button>
-        }
+        actions={<RefreshButton busy={loading} onRefresh={() => void store.loadLeases()} />}
       />
       {view === null ? (
         <Spinner label="Loading leases" />
@@ -45,52 +42,32 @@ export function LeasesPage() {
               <a href={hrefOf('agent')}>Connect your agent</a>) to acquire one.
             </EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className="table" aria-label="Active leases">
-                <thead>
-                  <tr>
-                    <th>Client key</th>
-                    <th>Connection</th>
-                    <th>Generation</th>
-                    <th>Acquired</th>
-                    <th>Renewed</th>
-                    <th>Expires in</th>
-                    <th className="actions-col">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {live.map((l) => (
-                    <tr key={l.id} data-testid="lease-row">
-                      <td>
-                        {l.clientKeyName ?? l.clientKeyId}
-                        {l.label && <div className="muted small">{l.label}</div>}
-                      </td>
-                      <td>
-                        <strong>{l.connectionName ?? l.connectionId}</strong>
-                        {l.provider && <span className="muted"> ({l.provider})</span>}
-                      </td>
-                      <td className="tabular">{l.generation}</td>
-                      <td>{formatAgo(l.acquiredAt, now)}</td>
-                      <td>{l.renewedAt > l.acquiredAt ? formatAgo(l.renewedAt, now) : <span className="muted">never</span>}</td>
-                      <td className="tabular">{formatRemaining(l.expiresAt - now)}</td>
-                      <td className="actions-col">
-                        <button
-                          type="button"
-                          className="btn btn-sm btn-ghost danger-text"
-                          disabled={pending[l.id]}
-                          onClick={() => setReleasing(l)}
-                          aria-label={`Release the lease on ${l.connectionName ?? l.connectionId}`}
-                        >
-                          Release
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable label="Active leases" columns={['Client key', 'Connection', 'Generation', 'Acquired', 'Renewed', 'Expires in']} actions>
+              {live.map((l) => (
+                <tr key={l.id} data-testid="lease-row">
+                  <td>
+                    {l.clientKeyName ?? l.clientKeyId}
+                    {l.label && <div className="muted small">{l.label}</div>}
+                  </td>
+                  <td>
+                    <strong>{l.connectionName ?? l.connectionId}</strong>
+                    {l.provider && <span className="muted"> ({l.provider})</span>}
+                  </td>
+                  <td className="tabular">{l.generation}</td>
+                  <td>{formatAgo(l.acquiredAt, now)}</td>
+                  <td>{l.renewedAt > l.acquiredAt ? formatAgo(l.renewedAt, now) : <span className="muted">never</span>}</td>
+                  <td className="tabular">{formatRemaining(l.expiresAt - now)}</td>
+                  <RowAction
+                    variant="btn-ghost danger-text"
+                    disabled={pending[l.id]}
+                    onClick={() => setReleasing(l)}
+                    label={`Release the lease on ${l.connectionName ?? l.connectionId}`}
+                  >
+                    Release
+                  </RowAction>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </Card>
       )}

@@ -2,6 +2,7 @@
 // (connection, status, failure reason, timings, whether it failed over) and the connections that
 // were skipped, with why.
 import { Fragment } from 'react';
+import { DataTable, type ColumnSpec } from '../../components/DataTable';
 import { HttpStatus } from '../../components/status';
 import { Badge, Card, EmptyState, PageHeader, Spinner, Switch } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
@@ -20,6 +21,9 @@ const PROTOCOL_LABEL: Record<RequestLogEntry['protocol'], string> = {
   'openai-responses': 'Responses',
   models: 'Models',
 };
+
+/** The request rows' first column: the button that opens a request's details. */
+const DETAILS_COLUMN: ColumnSpec = { key: 'details', className: 'expand-col', label: <span className="sr-only">Details</span> };
 
 const VIA: Record<ComboTrace['via'], string> = { name: 'by its name', prefix: 'as combo/<name>', mapping: 'through the mapping' };
 
@@ -44,31 +48,21 @@ function ComboDetails({ c }: { c: ComboTrace }) {
         )}
         .{c.waits.length > 0 && ` Waited ${c.waits.map((w) => formatMs(w.ms)).join(' + ')} for a cooldown to lift.`}
       </p>
-      <table className="table table-compact" aria-label="Combo order">
-        <thead>
-          <tr>
-            <th>Order</th>
-            <th>Target</th>
-            <th>Connection</th>
-            <th>Outcome</th>
+      <DataTable label="Combo order" columns={['Order', 'Target', 'Connection', 'Outcome']} compact>
+        {c.order.map((o, i) => (
+          <tr key={`${o.target}-${o.connectionId ?? i}`}>
+            <td className="tabular">{i + 1}</td>
+            <td>
+              <span className="muted">#{o.target + 1}</span>{' '}
+              <code className="mono">
+                {o.provider}/{o.model}
+              </code>
+            </td>
+            <td>{o.connectionName ?? <span className="muted">none</span>}</td>
+            <td className={o.outcome === 'served' ? 'ok-text' : o.outcome === 'failed' ? 'danger-text' : undefined}>{outcomeText(o)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {c.order.map((o, i) => (
-            <tr key={`${o.target}-${o.connectionId ?? i}`}>
-              <td className="tabular">{i + 1}</td>
-              <td>
-                <span className="muted">#{o.target + 1}</span>{' '}
-                <code className="mono">
-                  {o.provider}/{o.model}
-                </code>
-              </td>
-              <td>{o.connectionName ?? <span className="muted">none</span>}</td>
-              <td className={o.outcome === 'served' ? 'ok-text' : o.outcome === 'failed' ? 'danger-text' : undefined}>{outcomeText(o)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </>
   );
 }
@@ -114,62 +108,48 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
       {e.attempts.length === 0 ? (
         <p className="muted">No upstream was called.</p>
       ) : (
-        <table className="table table-compact" aria-label="Attempts">
-          <thead>
-            <tr>
-              <th>#</th>
-              <th>Connection</th>
-              <th>Model</th>
-              <th>Status</th>
-              <th>Outcome</th>
-              <th>Queued</th>
-              <th>First byte</th>
-              <th>Total</th>
+        <DataTable label="Attempts" columns={['#', 'Connection', 'Model', 'Status', 'Outcome', 'Queued', 'First byte', 'Total']} compact>
+          {e.attempts.map((a) => (
+            <tr key={a.attempt}>
+              <td className="tabular">{a.attempt}</td>
+              <td>
+                {a.connectionName} <span className="muted">({a.provider})</span>
+                {a.via && <div className="small muted">{a.via === 'pin' ? 'tried first: the session\'s pin' : 'under the exclusive lease'}</div>}
+                {a.egressIp && <div className="muted small">via {a.egressIp}</div>}
+              </td>
+              <td>
+                <code className="mono">{a.model}</code>
+                {a.translated && (
+                  <div className="small muted" data-testid="attempt-translated">
+                    translated {translationLabel(a.translated)}
+                  </div>
+                )}
+                {a.dropped && a.dropped.length > 0 && (
+                  <div className="small muted" title={a.dropped.join('\n')}>
+                    not sent: {a.dropped.map((d) => d.split(':')[0]).join(', ')}
+                  </div>
+                )}
+              </td>
+              <td>
+                <HttpStatus status={a.status} />
+              </td>
+              <td>
+                {a.errorClass ? (
+                  <>
+                    {describeErrorType(a.errorClass)}
+                    {a.errorMessage && <div className="muted small">{a.errorMessage}</div>}
+                    {a.failedOver && <div className="small warn-text">failed over to the next connection</div>}
+                  </>
+                ) : (
+                  <span className="ok-text">served</span>
+                )}
+              </td>
+              <td className="tabular">{formatMs(a.queuedMs)}</td>
+              <td className="tabular">{formatMs(a.ttfbMs)}</td>
+              <td className="tabular">{formatMs(a.durationMs)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {e.attempts.map((a) => (
-              <tr key={a.attempt}>
-                <td className="tabular">{a.attempt}</td>
-                <td>
-                  {a.connectionName} <span className="muted">({a.provider})</span>
-                  {a.via && <div className="small muted">{a.via === 'pin' ? 'tried first: the session\'s pin' : 'under the exclusive lease'}</div>}
-                  {a.egressIp && <div className="muted small">via {a.egressIp}</div>}
-                </td>
-                <td>
-                  <code className="mono">{a.model}</code>
-                  {a.translated && (
-                    <div className="small muted" data-testid="attempt-translated">
-                      translated {translationLabel(a.translated)}
-                    </div>
-                  )}
-                  {a.dropped && a.dropped.length > 0 && (
-                    <div className="small muted" title={a.dropped.join('\n')}>
-                      not sent: {a.dropped.map((d) => d.split(':')[0]).join(', ')}
-                    </div>
-                  )}
-                </td>
-                <td>
-                  <HttpStatus status={a.status} />
-                </td>
-                <td>
-                  {a.errorClass ? (
-                    <>
-                      {describeErrorType(a.errorClass)}
-                      {a.errorMessage && <div className="muted small">{a.errorMessage}</div>}
-                      {a.failedOver && <div className="small warn-text">failed over to the next connection</div>}
-                    </>
-                  ) : (
-                    <span className="ok-text">served</span>
-                  )}
-                </td>
-                <td className="tabular">{formatMs(a.queuedMs)}</td>
-                <td className="tabular">{formatMs(a.ttfbMs)}</td>
-                <td className="tabular">{formatMs(a.durationMs)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       )}
       <h4>Skipped</h4>
       {e.skipped.length === 0 ? (
@@ -242,80 +222,60 @@ export function LogsPage() {
         </EmptyState>
       ) : (
         <Card>
-          <div className="table-wrap">
-            <table className="table log-table" aria-label="Requests">
-              <thead>
-                <tr>
-                  <th className="expand-col">
-                    <span className="sr-only">Details</span>
-                  </th>
-                  <th>Time</th>
-                  <th>Status</th>
-                  <th>Model</th>
-                  <th>API</th>
-                  <th>Served by</th>
-                  <th>Attempts</th>
-                  <th>First byte</th>
-                  <th>Total</th>
-                  <th>Tokens</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.map((e) => {
-                  const open = expanded === e.id;
-                  const failovers = e.attempts.filter((a) => a.failedOver).length;
-                  return (
-                    <Fragment key={e.id}>
-                      <tr className={`log-row${open ? ' open' : ''}${e.status >= 400 ? ' error' : ''}`} data-testid="log-row">
-                        <td className="expand-col">
-                          <button
-                            type="button"
-                            className="btn btn-ghost btn-icon"
-                            aria-expanded={open}
-                            aria-label={`Details of the ${formatClock(e.startedAt)} request`}
-                            onClick={() => store.toggleExpanded(e.id)}
-                          >
-                            {open ? '▾' : '▸'}
-                          </button>
-                        </td>
-                        <td className="tabular">{formatClock(e.startedAt)}</td>
-                        <td>
-                          <HttpStatus status={e.status} />
-                        </td>
-                        <td>
-                          <code className="mono">{e.model ?? e.requestedModel ?? '—'}</code>
-                          {e.stream && <span className="muted small"> stream</span>}
-                          {e.combo && <div className="muted small">via combo {e.combo.name}</div>}
-                        </td>
-                        <td>{PROTOCOL_LABEL[e.protocol] ?? e.path}</td>
-                        <td>
-                          {e.connectionName ?? <span className="muted">{e.errorCode ?? '—'}</span>}
-                          {routeTag(e) && <div className="muted small" data-testid="log-route-tag">{routeTag(e)}</div>}
-                        </td>
-                        <td className="tabular">
-                          {e.attempts.length}
-                          {failovers > 0 && <span className="warn-text small"> · {failovers} failover{failovers > 1 ? 's' : ''}</span>}
-                          {e.skipped.length > 0 && <span className="muted small"> · {e.skipped.length} skipped</span>}
-                        </td>
-                        <td className="tabular">{formatMs(e.ttfbMs)}</td>
-                        <td className="tabular">{formatMs(e.durationMs)}</td>
-                        <td className="tabular">
-                          {e.inputTokens !== null || e.outputTokens !== null ? `${e.inputTokens ?? '?'} / ${e.outputTokens ?? '?'}` : '—'}
-                        </td>
-                      </tr>
-                      {open && (
-                        <tr className="log-detail-row">
-                          <td colSpan={10}>
-                            <Details e={e} now={now} />
-                          </td>
-                        </tr>
-                      )}
-                    </Fragment>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Requests" columns={[DETAILS_COLUMN, 'Time', 'Status', 'Model', 'API', 'Served by', 'Attempts', 'First byte', 'Total', 'Tokens']} className="log-table">
+            {entries.map((e) => {
+              const open = expanded === e.id;
+              const failovers = e.attempts.filter((a) => a.failedOver).length;
+              return (
+                <Fragment key={e.id}>
+                  <tr className={`log-row${open ? ' open' : ''}${e.status >= 400 ? ' error' : ''}`} data-testid="log-row">
+                    <td className="expand-col">
+                      <button
+                        type="button"
+                        className="btn btn-ghost btn-icon"
+                        aria-expanded={open}
+                        aria-label={`Details of the ${formatClock(e.startedAt)} request`}
+                        onClick={() => store.toggleExpanded(e.id)}
+                      >
+                        {open ? '▾' : '▸'}
+                      </button>
+                    </td>
+                    <td className="tabular">{formatClock(e.startedAt)}</td>
+                    <td>
+                      <HttpStatus status={e.status} />
+                    </td>
+                    <td>
+                      <code className="mono">{e.model ?? e.requestedModel ?? '—'}</code>
+                      {e.stream && <span className="muted small"> stream</span>}
+                      {e.combo && <div className="muted small">via combo {e.combo.name}</div>}
+                    </td>
+                    <td>{PROTOCOL_LABEL[e.protocol] ?? e.path}</td>
+                    <td>
+                      {e.connectionName ?? <span className="muted">{e.errorCode ?? '—'}</span>}
+                      {routeTag(e) && <div className="muted small" data-testid="log-route-tag">{routeTag(e)}</div>}
+                    </td>
+                    <td className="tabular">
+                      {e.attempts.length}
+                      {failovers > 0 && <span className="warn-text small"> · {failovers} failover{failovers > 1 ? 's' : ''}</span>}
+                      {e.skipped.length > 0 && <span className="muted small"> · {e.skipped.length} skipped</span>}
+                    </td>
+                    <td className="tabular">{formatMs(e.ttfbMs)}</td>
+                    <td className="tabular">{formatMs(e.durationMs)}</td>
+                    <td className="tabular">
+                      {e.inputTokens !== null || e.outputTokens !== null ? `${e.inputTokens ?? '?'} / ${e.outputTokens ?? '?'}` : '—'}
+                    </td>
+                  </tr>
+                  {open && (
+                    <tr className="log-detail-row">
+                      <td colSpan={10}>
+                        <Details e={e} now={now} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })}
+          </DataTable>
           {nextBefore !== null && (
             <div className="load-more">
               <button type="button" className="btn" disabled={loadingMore} onClick={() => void store.loadMore()}>

@@ -2,8 +2,9 @@
 // and until when; Forget ends a pin so the session's next request is routed as new. Read when the
 // page opens and on Refresh (pins slide with every request, so they are not pushed).
 import { useEffect, useState } from 'react';
+import { DataTable, RowAction } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
-import { Badge, Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { Badge, Card, EmptyState, PageHeader, RefreshButton, Spinner } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
@@ -29,11 +30,7 @@ export function SessionsPage() {
       <PageHeader
         title="Sessions"
         description="Agents that send a session id stay on the connection that served them last while it is eligible, so the provider's prompt cache keeps working. A pin never blocks failover: a cooling or failing connection is skipped and the pin moves."
-        actions={
-          <button type="button" className="btn" disabled={loading} onClick={() => void store.loadSessions()}>
-            Refresh
-          </button>
-        }
+        actions={<RefreshButton busy={loading} onRefresh={() => void store.loadSessions()} />}
       />
       {view === null ? (
         <Spinner label="Loading sessions" />
@@ -55,62 +52,37 @@ export function SessionsPage() {
               Claude Code, Codex CLI and any client sending X-Session-Id (or X-Switchyard-Session) are pinned on their first answered request.
             </EmptyState>
           ) : (
-            <div className="table-wrap">
-              <table className="table" aria-label="Pinned sessions">
-                <thead>
-                  <tr>
-                    <th>Session</th>
-                    <th>Client key</th>
-                    <th>Pinned to</th>
-                    <th>Pinned</th>
-                    <th>Last request</th>
-                    <th>Expires in</th>
-                    <th className="actions-col">
-                      <span className="sr-only">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {live.map((p) => (
-                    <tr key={p.id} data-testid="session-row">
-                      <td>
-                        <code className="mono" title={p.session}>
-                          {shortSession(p.session)}
-                        </code>
-                        <div className="muted small">{SESSION_SOURCE_LABELS[p.source] ?? p.source}</div>
-                      </td>
-                      <td>{p.clientKeyName ?? <span className="muted">none</span>}</td>
-                      <td>
-                        <strong>{p.connectionName ?? p.connectionId}</strong>
-                        {p.comboName !== null || p.comboId !== null ? (
-                          <div className="muted small">
-                            combo {p.comboName ?? p.comboId}
-                            {p.target !== null ? ` · target #${p.target + 1}` : ''}
-                            {p.model ? ` · ${p.model}` : ''}
-                          </div>
-                        ) : (
-                          p.model && <div className="muted small">{p.model}</div>
-                        )}
-                      </td>
-                      <td>{formatAgo(p.pinnedAt, now)}</td>
-                      <td>{formatAgo(p.lastUsedAt, now)}</td>
-                      <td className="tabular">{view.ttlMs === 0 ? <Badge tone="neutral">affinity off</Badge> : formatRemaining(p.expiresAt - now)}</td>
-                      <td className="actions-col">
-                        <button
-                          type="button"
-                          className="btn btn-sm btn-ghost"
-                          disabled={pending[p.id]}
-                          onClick={() => setForgetting(p)}
-                          aria-label={`Forget session ${p.session}`}
-                        >
-                          Forget
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable label="Pinned sessions" columns={['Session', 'Client key', 'Pinned to', 'Pinned', 'Last request', 'Expires in']} actions>
+              {live.map((p) => (
+                <tr key={p.id} data-testid="session-row">
+                  <td>
+                    <code className="mono" title={p.session}>
+                      {shortSession(p.session)}
+                    </code>
+                    <div className="muted small">{SESSION_SOURCE_LABELS[p.source] ?? p.source}</div>
+                  </td>
+                  <td>{p.clientKeyName ?? <span className="muted">none</span>}</td>
+                  <td>
+                    <strong>{p.connectionName ?? p.connectionId}</strong>
+                    {p.comboName !== null || p.comboId !== null ? (
+                      <div className="muted small">
+                        combo {p.comboName ?? p.comboId}
+                        {p.target !== null ? ` · target #${p.target + 1}` : ''}
+                        {p.model ? ` · ${p.model}` : ''}
+                      </div>
+                    ) : (
+                      p.model && <div className="muted small">{p.model}</div>
+                    )}
+                  </td>
+                  <td>{formatAgo(p.pinnedAt, now)}</td>
+                  <td>{formatAgo(p.lastUsedAt, now)}</td>
+                  <td className="tabular">{view.ttlMs === 0 ? <Badge tone="neutral">affinity off</Badge> : formatRemaining(p.expiresAt - now)}</td>
+                  <RowAction variant="btn-ghost" disabled={pending[p.id]} onClick={() => setForgetting(p)} label={`Forget session ${p.session}`}>
+                    Forget
+                  </RowAction>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </Card>
       )}
