@@ -11,7 +11,7 @@ import { formatDuration } from '../../lib/format';
 import { settingOf } from '../../stores/settingsStore';
 import type { ErrorRuleTestResult, ErrorRulesView } from '../../../shared/model';
 import { SettingRow } from '../settings/SettingRow';
-import { OperatorRulesEditor, ProviderDefaultsEditor } from './RuleEditors';
+import { OperatorRulesEditor, ProviderDatalist, ProviderDefaultsEditor } from './RuleEditors';
 
 const SOURCE_LABEL: Record<ErrorRuleTestResult['matched']['source'], string> = {
   operator: 'Your rule',
@@ -66,11 +66,7 @@ function RuleTester({ providers }: { providers: string[] }) {
     <Card title="Test an error" description="Paste an error a provider sent. The answer comes from the engine's own matcher and your saved rules.">
       <div className="tester">
         <div className="tester-inputs">
-          <datalist id="tester-providers">
-            {providers.map((p) => (
-              <option key={p} value={p} />
-            ))}
-          </datalist>
+          <ProviderDatalist id="tester-providers" providers={providers} />
           <Field label="Provider">{(p) => <input {...p} list="tester-providers" value={provider} onChange={(e) => setProvider(e.target.value)} placeholder="e.g. agentrouter" />}</Field>
           <Field label="Status">{(p) => <input {...p} inputMode="numeric" value={status} onChange={(e) => setStatus(e.target.value)} className="num-input" />}</Field>
           <Field label="Error body" className="grow">

@@ -2,7 +2,7 @@
 // defaults (settings.providerErrorDefaults): one row per rule, checked with the engine's schemas
 // before anything is sent, saved through PATCH /api/settings as a whole list. Used by the Error
 // rules page and by the Cooldown manager's "Error cooldown rules" card (R-CM-05/06).
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Badge } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import {
@@ -16,7 +16,6 @@ import {
   rowsFromDefaults,
   rowsFromRules,
   rulesFromRows,
-  type DefaultRow,
   type DurationInput,
   type RowErrors,
   type RuleRow,
@@ -86,14 +85,26 @@ function RowError({ errors, k }: { errors: RowErrors; k: string }) {
   ) : null;
 }
 
-/** Saves one of the two settings; maps an engine error naming an item back to its row. */
-function useSave<T>(key: 'providerErrorRules' | 'providerErrorDefaults', providers: () => string[]) {
+type SettingKey = 'providerErrorRules' | 'providerErrorDefaults';
+type Built<T> = { ok: true; value: T } | { ok: false; errors: RowErrors };
+
+/**
+ * One of the two lists as a draft: unedited, the rows follow the saved setting (pushes included);
+ * an edit starts a draft, Save checks it with the engine's schema and writes the setting as a whole,
+ * and an engine error naming an item is mapped back to its row.
+ */
+function useRuleDraft<R, T>(key: SettingKey, fromStored: () => R[], providerOf: (r: R) => string, build: (rows: R[]) => Built<T>) {
   const d = useDashboard();
+  const [draft, setDraft] = useState<R[] | null>(null);
+  const rows = draft ?? fromStored();
+  const [errors, setErrors] = useState<RowErrors>({});
   const [notice, setNotice] = useState<string | null>(null);
   const [serverErrors, setServerErrors] = useState<RowErrors>({});
   const [general, setGeneral] = useState<string | null>(null);
   const saving = useSel(d.settings, (s) => !!s.saving[key]);
-  const save = async (value: T) => {
+  const clearOutcome = () => (setNotice(null), setServerErrors({}), setGeneral(null));
+  const setRows = (fn: (rs: R[]) => R[]) => setDraft((dr) => fn(dr ?? fromStored()));
+  const write = async (value: T) => {
     setNotice(null);
     setGeneral(null);
     setServerErrors({});
@@ -103,30 +114,180 @@ function useSave<T>(key: 'providerErrorRules' | 'providerErrorDefaults', provide
       return;
     }
     const message = d.settings.getState().errors[key] ?? 'could not be saved';
-    const row = rowErrorFromMessage(message.replace(/^.*?(?=provider(ErrorRules|ErrorDefaults))/, ''), (p) => providers().indexOf(p));
+    const providers = rows.map(providerOf);
+    const row = rowErrorFromMessage(message.replace(/^.*?(?=provider(ErrorRules|ErrorDefaults))/, ''), (p) => providers.indexOf(p));
     if (row) setServerErrors({ [row.key]: row.message });
     else setGeneral(message);
   };
-  return { save, saving, notice, serverErrors, general, clear: () => (setNotice(null), setServerErrors({}), setGeneral(null)) };
+  return {
+    rows,
+    dirty: draft !== null,
+    setRows,
+    setErrors,
+    saving,
+    notice,
+    general,
+    /** The form's own errors and the engine's, by "<row>.<field>". */
+    errors: { ...errors, ...serverErrors },
+    edit: (i: number, patch: Partial<R>) => {
+      setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));
+      setErrors({});
+      clearOutcome();
+    },
+    save: async () => {
+      const built = build(rows);
+      if (!built.ok) return setErrors(built.errors);
+      await write(built.value);
+      if (!d.settings.getState().errors[key]) setDraft(null);
+    },
+    discard: () => {
+      setDraft(null);
+      setErrors({});
+      clearOutcome();
+    },
+  };
+}
+
+/** What the toolbar needs of a draft. */
+interface DraftState {
+  dirty: boolean;
+  saving: boolean;
+  notice: string | null;
+  general: string | null;
+  save: () => Promise<void>;
+  discard: () => void;
+}
+
+/** The providers a provider input suggests. */
+export function ProviderDatalist({ id, providers }: { id: string; providers: string[] }) {
+  return (
+    <datalist id={id}>
+      {providers.map((p) => (
+        <option key={p} value={p} />
+      ))}
+    </datalist>
+  );
+}
+
+/** The editor's frame: the rows (or what an empty list means) and the toolbar under them. */
+function RuleList({
+  label,
+  listId,
+  providers,
+  empty,
+  children,
+  toolbar,
+}: {
+  label: string;
+  listId: string;
+  providers: string[];
+  empty: ReactNode | null;
+  children: ReactNode;
+  toolbar: ReactNode;
+}) {
+  return (
+    <div className="rule-editor" aria-label={label} role="group">
+      <ProviderDatalist id={listId} providers={providers} />
+      {empty ? <p className="muted">{empty}</p> : <ol className="rule-rows">{children}</ol>}
+      <div className="toolbar">{toolbar}</div>
+    </div>
+  );
+}
+
+/** Save, Discard and what the last save said, after the editor's own buttons. */
+function DraftActions({ draft, saveLabel, children }: { draft: DraftState; saveLabel: string; children?: ReactNode }) {
+  return (
+    <>
+      <button type="button" className="btn btn-sm btn-primary" disabled={!draft.dirty || draft.saving} onClick={() => void draft.save()}>
+        {saveLabel}
+      </button>
+      {draft.dirty && (
+        <button type="button" className="btn btn-sm btn-ghost" onClick={draft.discard}>
+          Discard changes
+        </button>
+      )}
+      {draft.notice && !draft.dirty && <span className="ok-text small" role="status">{draft.notice}</span>}
+      {draft.general && (
+        <span className="field-error" role="alert">
+          {draft.general}
+        </span>
+      )}
+      {children}
+    </>
+  );
+}
+
+function ProviderField({ listId, value, onChange, errors, k }: { listId: string; value: string; onChange: (v: string) => void; errors: RowErrors; k: string }) {
+  return (
+    <label className="rule-field">
+      <span>Provider</span>
+      <input list={listId} aria-label="Provider" value={value} onChange={(e) => onChange(e.target.value)} aria-invalid={errors[k] ? true : undefined} />
+      <RowError errors={errors} k={k} />
+    </label>
+  );
+}
+
+function CooldownField({
+  caption,
+  withDefault,
+  value,
+  onChange,
+  errors,
+  k,
+}: {
+  caption: string;
+  withDefault: boolean;
+  value: DurationInput;
+  onChange: (d: DurationInput) => void;
+  errors: RowErrors;
+  k: string;
+}) {
+  return (
+    <div className="rule-field">
+      <span>{caption}</span>
+      <DurationPicker label="Cooldown" withDefault={withDefault} value={value} onChange={onChange} error={errors[k]} />
+      <RowError errors={errors} k={k} />
+    </div>
+  );
+}
+
+function ReasonField({ value, onChange }: { value: RuleRow['reason']; onChange: (v: RuleRow['reason']) => void }) {
+  return (
+    <label className="rule-field">
+      <span>Reason</span>
+      <select aria-label="Reason" value={value} onChange={(e) => onChange(e.target.value as RuleRow['reason'])}>
+        <option value="">from the status</option>
+        {ERROR_RULE_REASONS.map((x) => (
+          <option key={x} value={x}>
+            {x}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function ScopeField({ value, onChange }: { value: RuleRow['scope']; onChange: (v: RuleRow['scope']) => void }) {
+  return (
+    <label className="rule-field">
+      <span>Holds</span>
+      <select aria-label="Scope" value={value} onChange={(e) => onChange(e.target.value as RuleRow['scope'])}>
+        {ERROR_RULE_SCOPES.map((x) => (
+          <option key={x} value={x}>
+            {SCOPE_LABEL[x]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }
 
 export function OperatorRulesEditor({ providers }: { providers: string[] }) {
   const d = useDashboard();
   const view = useSel(d.settings, (s) => s.view);
   const stored = (settingOf(view, 'providerErrorRules')?.value ?? []) as OperatorErrorRule[];
-  // Unedited, the rows follow the saved rules (pushes included); an edit starts a draft.
-  const [draft, setDraft] = useState<RuleRow[] | null>(null);
-  const rows = draft ?? rowsFromRules(stored);
-  const dirty = draft !== null;
-  const setRows = (fn: (rs: RuleRow[]) => RuleRow[]) => setDraft((d) => fn(d ?? rowsFromRules(stored)));
-  const [errors, setErrors] = useState<RowErrors>({});
-  const s = useSave<OperatorErrorRule[]>('providerErrorRules', () => rows.map((r) => r.provider));
-
-  const edit = (i: number, patch: Partial<RuleRow>) => {
-    setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));
-    setErrors({});
-    s.clear();
-  };
+  const draft = useRuleDraft('providerErrorRules', () => rowsFromRules(stored), (r) => r.provider, rulesFromRows);
+  const { rows, setRows, edit, errors: all } = draft;
   const move = (i: number, by: number) => {
     setRows((rs) => {
       const next = [...rs];
@@ -135,135 +296,68 @@ export function OperatorRulesEditor({ providers }: { providers: string[] }) {
       return next;
     });
   };
-  const all = { ...errors, ...s.serverErrors };
   const listId = 'provider-list';
 
   return (
-    <div className="rule-editor" aria-label="Operator error rules" role="group">
-      <datalist id={listId}>
-        {providers.map((p) => (
-          <option key={p} value={p} />
-        ))}
-      </datalist>
-      {rows.length === 0 ? (
-        <p className="muted">No rules yet. A rule matches a provider's errors by status and/or a piece of their text; the first match wins.</p>
-      ) : (
-        <ol className="rule-rows">
-          {rows.map((r, i) => (
-            <li key={i} className="rule-row" aria-label={`Rule ${i + 1}`}>
-              <div className="rule-fields">
-                <label className="rule-field">
-                  <span>Provider</span>
-                  <input list={listId} aria-label="Provider" value={r.provider} onChange={(e) => edit(i, { provider: e.target.value })} aria-invalid={all[`${i}.provider`] ? true : undefined} />
-                  <RowError errors={all} k={`${i}.provider`} />
-                </label>
-                <label className="rule-field narrow">
-                  <span>Status</span>
-                  <input aria-label="Status" inputMode="numeric" placeholder="any" value={r.status} onChange={(e) => edit(i, { status: e.target.value })} aria-invalid={all[`${i}.status`] ? true : undefined} />
-                  <RowError errors={all} k={`${i}.status`} />
-                </label>
-                <label className="rule-field wide">
-                  <span>Error text contains</span>
-                  <input aria-label="Error text contains" placeholder="any text (case-insensitive, not a pattern)" value={r.match} onChange={(e) => edit(i, { match: e.target.value })} aria-invalid={all[`${i}.match`] ? true : undefined} />
-                  <RowError errors={all} k={`${i}.match`} />
-                </label>
-                <label className="rule-field">
-                  <span>Reason</span>
-                  <select aria-label="Reason" value={r.reason} onChange={(e) => edit(i, { reason: e.target.value as RuleRow['reason'] })}>
-                    <option value="">from the status</option>
-                    {ERROR_RULE_REASONS.map((x) => (
-                      <option key={x} value={x}>
-                        {x}
-                      </option>
-                    ))}
-                  </select>
-                </label>
-                <label className="rule-field">
-                  <span>Holds</span>
-                  <select aria-label="Scope" value={r.scope} onChange={(e) => edit(i, { scope: e.target.value as RuleRow['scope'] })}>
-                    {ERROR_RULE_SCOPES.map((x) => (
-                      <option key={x} value={x}>
-                        {SCOPE_LABEL[x]}
-                      </option>
-                    ))}
-                  </select>
-                </label>
-                <div className="rule-field">
-                  <span>Cooldown</span>
-                  <DurationPicker label="Cooldown" withDefault value={r.duration} onChange={(duration) => edit(i, { duration })} error={all[`${i}.cooldownMs`]} />
-                  <RowError errors={all} k={`${i}.cooldownMs`} />
-                </div>
-              </div>
-              <div className="row-actions">
-                {r.status.trim() === '400' && <Badge tone="warn" title="HTTP 400 is never checked against rules (a known gap)">never fires</Badge>}
-                <button type="button" className="btn btn-sm btn-ghost" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move rule ${i + 1} up`}>
-                  ↑
-                </button>
-                <button type="button" className="btn btn-sm btn-ghost" disabled={i === rows.length - 1} onClick={() => move(i, 1)} aria-label={`Move rule ${i + 1} down`}>
-                  ↓
-                </button>
-                <button
-                  type="button"
-                  className="btn btn-sm btn-ghost"
-                  onClick={() => {
-                    setRows((rs) => rs.filter((_, j) => j !== i));
-                    setErrors({});
-                  }}
-                  aria-label={`Remove rule ${i + 1}`}
-                >
-                  Remove
-                </button>
-              </div>
-            </li>
-          ))}
-        </ol>
-      )}
-      <div className="toolbar">
-        <button
-          type="button"
-          className="btn btn-sm"
-          disabled={rows.length >= MAX_OPERATOR_RULES}
-          onClick={() => setRows((rs) => [...rs, emptyRuleRow()])}
-        >
-          Add rule
-        </button>
-        <button
-          type="button"
-          className="btn btn-sm btn-primary"
-          disabled={!dirty || s.saving}
-          onClick={async () => {
-            const built = rulesFromRows(rows);
-            if (!built.ok) return setErrors(built.errors);
-            await s.save(built.value);
-            if (!d.settings.getState().errors.providerErrorRules) setDraft(null);
-          }}
-        >
-          Save rules
-        </button>
-        {dirty && (
-          <button
-            type="button"
-            className="btn btn-sm btn-ghost"
-            onClick={() => {
-              setDraft(null);
-              setErrors({});
-              s.clear();
-            }}
-          >
-            Discard changes
+    <RuleList
+      label="Operator error rules"
+      listId={listId}
+      providers={providers}
+      empty={rows.length === 0 ? "No rules yet. A rule matches a provider's errors by status and/or a piece of their text; the first match wins." : null}
+      toolbar={
+        <>
+          <button type="button" className="btn btn-sm" disabled={rows.length >= MAX_OPERATOR_RULES} onClick={() => setRows((rs) => [...rs, emptyRuleRow()])}>
+            Add rule
           </button>
-        )}
-        {s.notice && !dirty && <span className="ok-text small" role="status">{s.notice}</span>}
-        {s.general && (
-          <span className="field-error" role="alert">
-            {s.general}
-          </span>
-        )}
-        <span className="muted small">
-          {rows.length} of {MAX_OPERATOR_RULES}
-        </span>
-      </div>
-    </div>
+          <DraftActions draft={draft} saveLabel="Save rules">
+            <span className="muted small">
+              {rows.length} of {MAX_OPERATOR_RULES}
+            </span>
+          </DraftActions>
+        </>
+      }
+    >
+      {rows.map((r, i) => (
+        <li key={i} className="rule-row" aria-label={`Rule ${i + 1}`}>
+          <div className="rule-fields">
+            <ProviderField listId={listId} value={r.provider} onChange={(provider) => edit(i, { provider })} errors={all} k={`${i}.provider`} />
+            <label className="rule-field narrow">
+              <span>Status</span>
+              <input aria-label="Status" inputMode="numeric" placeholder="any" value={r.status} onChange={(e) => edit(i, { status: e.target.value })} aria-invalid={all[`${i}.status`] ? true : undefined} />
+              <RowError errors={all} k={`${i}.status`} />
+            </label>
+            <label className="rule-field wide">
+              <span>Error text contains</span>
+              <input aria-label="Error text contains" placeholder="any text (case-insensitive, not a pattern)" value={r.match} onChange={(e) => edit(i, { match: e.target.value })} aria-invalid={all[`${i}.match`] ? true : undefined} />
+              <RowError errors={all} k={`${i}.match`} />
+            </label>
+            <ReasonField value={r.reason} onChange={(reason) => edit(i, { reason })} />
+            <ScopeField value={r.scope} onChange={(scope) => edit(i, { scope })} />
+            <CooldownField caption="Cooldown" withDefault value={r.duration} onChange={(duration) => edit(i, { duration })} errors={all} k={`${i}.cooldownMs`} />
+          </div>
+          <div className="row-actions">
+            {r.status.trim() === '400' && <Badge tone="warn" title="HTTP 400 is never checked against rules (a known gap)">never fires</Badge>}
+            <button type="button" className="btn btn-sm btn-ghost" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move rule ${i + 1} up`}>
+              ↑
+            </button>
+            <button type="button" className="btn btn-sm btn-ghost" disabled={i === rows.length - 1} onClick={() => move(i, 1)} aria-label={`Move rule ${i + 1} down`}>
+              ↓
+            </button>
+            <button
+              type="button"
+              className="btn btn-sm btn-ghost"
+              onClick={() => {
+                setRows((rs) => rs.filter((_, j) => j !== i));
+                draft.setErrors({});
+              }}
+              aria-label={`Remove rule ${i + 1}`}
+            >
+              Remove
+            </button>
+          </div>
+        </li>
+      ))}
+    </RuleList>
   );
 }
 
@@ -271,121 +365,47 @@ export function ProviderDefaultsEditor({ providers }: { providers: string[] }) {
   const d = useDashboard();
   const view = useSel(d.settings, (s) => s.view);
   const stored = (settingOf(view, 'providerErrorDefaults')?.value ?? {}) as ProviderErrorDefaults;
-  const [draft, setDraft] = useState<DefaultRow[] | null>(null);
-  const rows = draft ?? rowsFromDefaults(stored);
-  const dirty = draft !== null;
-  const setRows = (fn: (rs: DefaultRow[]) => DefaultRow[]) => setDraft((d) => fn(d ?? rowsFromDefaults(stored)));
-  const [errors, setErrors] = useState<RowErrors>({});
-  const s = useSave<ProviderErrorDefaults>('providerErrorDefaults', () => rows.map((r) => r.provider.trim()));
-  const edit = (i: number, patch: Partial<DefaultRow>) => {
-    setRows((rs) => rs.map((r, j) => (j === i ? { ...r, ...patch } : r)));
-    setErrors({});
-    s.clear();
-  };
-  const all = { ...errors, ...s.serverErrors };
+  const draft = useRuleDraft('providerErrorDefaults', () => rowsFromDefaults(stored), (r) => r.provider.trim(), defaultsFromRows);
+  const { rows, setRows, edit, errors: all } = draft;
   const listId = 'provider-list-defaults';
 
   return (
-    <div className="rule-editor" aria-label="Per-provider error defaults" role="group">
-      <datalist id={listId}>
-        {providers.map((p) => (
-          <option key={p} value={p} />
-        ))}
-      </datalist>
-      {rows.length === 0 ? (
-        <p className="muted">No defaults. A default sets how long a provider's 402, 403, 408, 429 and 5xx errors hold when no rule matched.</p>
-      ) : (
-        <ol className="rule-rows">
-          {rows.map((r, i) => (
-            <li key={i} className="rule-row" aria-label={`Default ${i + 1}`}>
-              <div className="rule-fields">
-                <label className="rule-field">
-                  <span>Provider</span>
-                  <input list={listId} aria-label="Provider" value={r.provider} onChange={(e) => edit(i, { provider: e.target.value })} aria-invalid={all[`${i}.provider`] ? true : undefined} />
-                  <RowError errors={all} k={`${i}.provider`} />
-                </label>
-                <div className="rule-field">
-                  <span>Cooldown (or the upstream's hint if longer)</span>
-                  <DurationPicker label="Cooldown" withDefault={false} value={r.duration} onChange={(duration) => edit(i, { duration })} error={all[`${i}.cooldownMs`]} />
-                  <RowError errors={all} k={`${i}.cooldownMs`} />
-                </div>
-                <label className="rule-field">
-                  <span>Holds</span>
-                  <select aria-label="Scope" value={r.scope} onChange={(e) => edit(i, { scope: e.target.value as DefaultRow['scope'] })}>
-                    {ERROR_RULE_SCOPES.map((x) => (
-                      <option key={x} value={x}>
-                        {SCOPE_LABEL[x]}
-                      </option>
-                    ))}
-                  </select>
-                </label>
-                <label className="rule-field">
-                  <span>Reason</span>
-                  <select aria-label="Reason" value={r.reason} onChange={(e) => edit(i, { reason: e.target.value as DefaultRow['reason'] })}>
-                    <option value="">from the status</option>
-                    {ERROR_RULE_REASONS.map((x) => (
-                      <option key={x} value={x}>
-                        {x}
-                      </option>
-                    ))}
-                  </select>
-                </label>
-              </div>
-              <div className="row-actions">
-                <button
-                  type="button"
-                  className="btn btn-sm btn-ghost"
-                  onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))}
-                  aria-label={`Remove default ${i + 1}`}
-                >
-                  Remove
-                </button>
-              </div>
-            </li>
-          ))}
-        </ol>
-      )}
-      <div className="toolbar">
-        <button
-          type="button"
-          className="btn btn-sm"
-          onClick={() => setRows((rs) => [...rs, emptyDefaultRow()])}
-        >
-          Add default
-        </button>
-        <button
-          type="button"
-          className="btn btn-sm btn-primary"
-          disabled={!dirty || s.saving}
-          onClick={async () => {
-            const built = defaultsFromRows(rows);
-            if (!built.ok) return setErrors(built.errors);
-            await s.save(built.value);
-            if (!d.settings.getState().errors.providerErrorDefaults) setDraft(null);
-          }}
-        >
-          Save defaults
-        </button>
-        {dirty && (
-          <button
-            type="button"
-            className="btn btn-sm btn-ghost"
-            onClick={() => {
-              setDraft(null);
-              setErrors({});
-              s.clear();
-            }}
-          >
-            Discard changes
+    <RuleList
+      label="Per-provider error defaults"
+      listId={listId}
+      providers={providers}
+      empty={rows.length === 0 ? "No defaults. A default sets how long a provider's 402, 403, 408, 429 and 5xx errors hold when no rule matched." : null}
+      toolbar={
+        <>
+          <button type="button" className="btn btn-sm" onClick={() => setRows((rs) => [...rs, emptyDefaultRow()])}>
+            Add default
           </button>
-        )}
-        {s.notice && !dirty && <span className="ok-text small" role="status">{s.notice}</span>}
-        {s.general && (
-          <span className="field-error" role="alert">
-            {s.general}
-          </span>
-        )}
-      </div>
-    </div>
+          <DraftActions draft={draft} saveLabel="Save defaults" />
+        </>
+      }
+    >
+      {rows.map((r, i) => (
+        <li key={i} className="rule-row" aria-label={`Default ${i + 1}`}>
+          <div className="rule-fields">
+            <ProviderField listId={listId} value={r.provider} onChange={(provider) => edit(i, { provider })} errors={all} k={`${i}.provider`} />
+            <CooldownField
+              caption="Cooldown (or the upstream's hint if longer)"
+              withDefault={false}
+              value={r.duration}
+              onChange={(duration) => edit(i, { duration })}
+              errors={all}
+              k={`${i}.cooldownMs`}
+            />
+            <ScopeField value={r.scope} onChange={(scope) => edit(i, { scope })} />
+            <ReasonField value={r.reason} onChange={(reason) => edit(i, { reason })} />
+          </div>
+          <div className="row-actions">
+            <button type="button" className="btn btn-sm btn-ghost" onClick={() => setRows((rs) => rs.filter((_, j) => j !== i))} aria-label={`Remove default ${i + 1}`}>
+              Remove
+            </button>
+          </div>
+        </li>
+      ))}
+    </RuleList>
   );
 }
