@@ -56,6 +56,23 @@ export function Modal({
   );
 }
 
+/** A dialog's buttons: the error that kept it open (if any), Cancel, then the dialog's own. */
+export function DialogFooter({ error, onCancel, children }: { error?: string | null; onCancel: () => void; children?: ReactNode }) {
+  return (
+    <>
+      {error && (
+        <div className="form-error" role="alert">
+          {error}
+        </div>
+      )}
+      <button type="button" className="btn" onClick={onCancel}>
+        Cancel
+      </button>
+      {children}
+    </>
+  );
+}
+
 export function ConfirmDialog({
   title,
   children,
@@ -78,14 +95,11 @@ export function ConfirmDialog({
       title={title}
       onClose={onCancel}
       footer={
-        <>
-          <button type="button" className="btn" onClick={onCancel}>
-            Cancel
-          </button>
+        <DialogFooter onCancel={onCancel}>
           <button type="button" className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} disabled={busy} onClick={onConfirm}>
             {confirmLabel}
           </button>
-        </>
+        </DialogFooter>
       }
     >
       {children}

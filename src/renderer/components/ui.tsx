@@ -98,6 +98,17 @@ export function Field({
   );
 }
 
+/** A titled group of a form's fields, with an optional hint under its legend. */
+export function FormSection({ title, children, hint }: { title: string; children: ReactNode; hint?: ReactNode }) {
+  return (
+    <fieldset className="form-section">
+      <legend>{title}</legend>
+      {hint && <p className="hint section-hint">{hint}</p>}
+      {children}
+    </fieldset>
+  );
+}
+
 export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
   return (
     <header className="page-header">

@@ -3,9 +3,10 @@
 // pinned connection and a weight each), and the combo's options. Errors from the form's own
 // checks and from the engine appear next to the field they name.
 import { useId, useState, type DragEvent } from 'react';
-import { Modal } from '../../components/Modal';
-import { Field, Switch } from '../../components/ui';
+import { DialogFooter, Modal } from '../../components/Modal';
+import { Field, FormSection, Switch } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
+import { useFormSave } from '../../hooks/useFormSave';
 import {
   buildComboInput,
   comboErrorFor,
@@ -19,7 +20,6 @@ import {
   type TargetRow,
 } from '../../lib/comboForm';
 import { EXECUTION_SHAPES, STRATEGY_INFO } from '../../lib/comboStrategies';
-import { describeError, messageForField } from '../../lib/errors';
 import { COMBO_STRATEGIES, type ComboStrategy, type ComboView, type ConnectionView } from '../../../shared/model';
 
 export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: () => void }) {
@@ -28,8 +28,7 @@ export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: ()
   const providers = [...new Set(connections.map((c) => c.provider))].sort();
   const [form, setForm] = useState<ComboForm>(() => (combo ? formFromCombo(combo) : emptyComboForm(providers[0] ?? '')));
   const [errors, setErrors] = useState<ComboFormErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { saving, formError, setFormError, run } = useFormSave({ isField: isComboField, showFieldErrors: setErrors, onSaved: onClose });
   const [dragFrom, setDragFrom] = useState<number | null>(null);
   const listId = useId();
   const info = STRATEGY_INFO[form.strategy];
@@ -47,19 +46,10 @@ export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: ()
     const built = buildComboInput(form);
     if (!built.ok) return setErrors(built.errors);
     setErrors({});
-    setSaving(true);
-    try {
+    await run(() => {
       const store = d.combos.getState();
-      if (combo) await store.save(combo.id, built.input);
-      else await store.create(built.input);
-      onClose();
-    } catch (e) {
-      const u = describeError(e);
-      if (u.field && isComboField(u.field)) setErrors({ [u.field]: messageForField(u) });
-      else setFormError(u.message);
-    } finally {
-      setSaving(false);
-    }
+      return combo ? store.save(combo.id, built.input) : store.create(built.input);
+    });
   };
 
   const onDrop = (to: number) => (e: DragEvent) => {
@@ -76,19 +66,11 @@ export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: ()
       description="A combo is a named pool of models on your connections. Agents ask for it by name, like a model; Switchyard picks the target by the strategy and fails over down the list."
       onClose={onClose}
       footer={
-        <>
-          {formError && (
-            <div className="form-error" role="alert">
-              {formError}
-            </div>
-          )}
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
+        <DialogFooter error={formError} onCancel={onClose}>
           <button type="button" className="btn btn-primary" disabled={saving} onClick={() => void submit()}>
             {saving ? 'Saving…' : combo ? 'Save combo' : 'Create combo'}
           </button>
-        </>
+        </DialogFooter>
       }
     >
       <form
@@ -128,12 +110,15 @@ export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: ()
           available yet.
         </p>
 
-        <fieldset className="form-section">
-          <legend>Targets, in order</legend>
-          <p className="hint section-hint">
-            Drag a target (or use its arrows) to reorder. A target is a provider&apos;s model, on any of its connections or one pinned connection.
-            {info.usesWeights ? ' The weight is its share of the traffic.' : ' Weights matter for the weighted and quota-weighted strategies.'}
-          </p>
+        <FormSection
+          title="Targets, in order"
+          hint={
+            <>
+              Drag a target (or use its arrows) to reorder. A target is a provider&apos;s model, on any of its connections or one pinned connection.
+              {info.usesWeights ? ' The weight is its share of the traffic.' : ' Weights matter for the weighted and quota-weighted strategies.'}
+            </>
+          }
+        >
           {err('targets') && (
             <div className="field-error" role="alert">
               {err('targets')}
@@ -166,10 +151,9 @@ export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: ()
           <button type="button" className="btn btn-sm" onClick={() => setTargets((ts) => [...ts, emptyTarget(providers[0] ?? '')])}>
             Add target
           </button>
-        </fieldset>
+        </FormSection>
 
-        <fieldset className="form-section">
-          <legend>Options</legend>
+        <FormSection title="Options">
           <Switch
             label="Never wait in this combo"
             checked={form.noWaits}
@@ -190,7 +174,7 @@ export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: ()
               </Field>
             )}
           </div>
-        </fieldset>
+        </FormSection>
       </form>
     </Modal>
   );

@@ -3,9 +3,10 @@
 // providerSpecificData), and advanced timeouts and queue overrides. Errors from the form's own
 // checks and from the engine appear next to the field they name.
 import { useState, type ReactNode } from 'react';
-import { Modal } from '../../components/Modal';
-import { Field, Switch } from '../../components/ui';
+import { DialogFooter, Modal } from '../../components/Modal';
+import { Field, FormSection, Switch } from '../../components/ui';
 import { useDashboard } from '../../hooks/dashboardContext';
+import { useFormSave } from '../../hooks/useFormSave';
 import {
   buildCreateInput,
   buildUpdateInput,
@@ -18,7 +19,7 @@ import {
   type ConnectionForm,
   type FormErrors,
 } from '../../lib/connectionForm';
-import { describeError, messageForField } from '../../lib/errors';
+import { describeError } from '../../lib/errors';
 import { AUTH_CLASSES, CLAUDE_KIND, CONNECTION_KINDS, KIND_INFO, type AuthClass, type ConnectionView } from '../../../shared/model';
 import { ClaudeCredentials, type ClaudeTab } from './ClaudeCredentials';
 
@@ -35,16 +36,6 @@ const ADVANCED_FIELDS = [
   'rateLimitOverrides.requestsPerMinute',
   'rateLimitOverrides.minTimeMs',
 ];
-
-function Section({ title, children, hint }: { title: string; children: ReactNode; hint?: ReactNode }) {
-  return (
-    <fieldset className="form-section">
-      <legend>{title}</legend>
-      {hint && <p className="hint section-hint">{hint}</p>}
-      {children}
-    </fieldset>
-  );
-}
 
 /** "Check egress IP": asks the probe URL through this connection's saved route now. */
 function EgressCheck({ connectionId }: { connectionId: string }) {
@@ -93,8 +84,7 @@ export function ConnectionDialog({
   const [claudeTab, setClaudeTab] = useState<ClaudeTab>(initialClaudeTab ?? (connection ? 'paste' : 'signin'));
   const [form, setForm] = useState<ConnectionForm>(() => (connection ? formFromConnection(connection) : emptyForm()));
   const [errors, setErrors] = useState<FormErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { saving, formError, setFormError, run } = useFormSave({ isField: isFormField, showFieldErrors: (e) => showErrors(e), onSaved: onClose });
   const [advancedOpen, setAdvancedOpen] = useState(false);
   const info = KIND_INFO[form.kind];
   const claude = form.kind === CLAUDE_KIND;
@@ -170,17 +160,7 @@ export function ConnectionDialog({
       save = () => store.create(built.input);
     }
     setErrors({});
-    setSaving(true);
-    try {
-      await save();
-      onClose();
-    } catch (e) {
-      const u = describeError(e);
-      if (u.field && isFormField(u.field)) showErrors({ [u.field]: messageForField(u) });
-      else setFormError(u.message);
-    } finally {
-      setSaving(false);
-    }
+    await run(save);
   };
 
   const modelRows = form.modelConcurrency;
@@ -191,21 +171,13 @@ export function ConnectionDialog({
       description={editing ? undefined : 'A connection is one account or API key of a provider. Several connections of one provider share its breaker but cool down separately.'}
       onClose={onClose}
       footer={
-        <>
-          {formError && (
-            <div className="form-error" role="alert">
-              {formError}
-            </div>
-          )}
-          <button type="button" className="btn" onClick={onClose}>
-            Cancel
-          </button>
+        <DialogFooter error={formError} onCancel={onClose}>
           {showSubmit && (
             <button type="submit" form="connection-form" className="btn btn-primary" disabled={saving}>
               {editing ? 'Save changes' : 'Add connection'}
             </button>
           )}
-        </>
+        </DialogFooter>
       }
     >
       <form
@@ -216,7 +188,7 @@ export function ConnectionDialog({
           void submit();
         }}
       >
-        <Section title="Connection">
+        <FormSection title="Connection">
           <div className="form-grid">
             <Field label="Kind" hint={`Speaks the ${info.protocol === 'openai' ? 'OpenAI' : 'Anthropic'} protocol.`} error={err('kind')}>
               {(p) => (
@@ -296,9 +268,9 @@ export function ConnectionDialog({
           {editing && connection.secret.set && !info.secretRequired && (
             <Switch compact label="Remove the saved key" checked={form.removeSecret} onChange={(v) => setForm((f) => ({ ...f, removeSecret: v, secret: v ? '' : f.secret }))} />
           )}
-        </Section>
+        </FormSection>
 
-        <Section title="Routing">
+        <FormSection title="Routing">
           <div className="form-grid">
             {text('priority', 'priority', 'Priority', {
               inputMode: 'numeric',
@@ -327,9 +299,9 @@ export function ConnectionDialog({
             />
           )}
           <Switch label="Enabled" description="Disabled connections are skipped by routing." checked={form.enabled} onChange={(v) => set('enabled', v)} />
-        </Section>
+        </FormSection>
 
-        <Section title="Limits" hint="Subscription accounts often allow only a few requests at once; going over causes 429s and cooldowns.">
+        <FormSection title="Limits" hint="Subscription accounts often allow only a few requests at once; going over causes 429s and cooldowns.">
           <div className="form-grid">
             {text('maxConcurrent', 'maxConcurrent', 'Max concurrent requests', {
               inputMode: 'numeric',
@@ -388,9 +360,9 @@ export function ConnectionDialog({
               Add model cap
             </button>
           </div>
-        </Section>
+        </FormSection>
 
-        <Section title="Network">
+        <FormSection title="Network">
           <div className="form-grid">
             {text('outboundProxy', 'outboundProxy', 'Outbound proxy', {
               placeholder: 'direct (no proxy)',
@@ -398,9 +370,9 @@ export function ConnectionDialog({
             })}
           </div>
           {editing && <EgressCheck connectionId={connection.id} />}
-        </Section>
+        </FormSection>
 
-        <Section title="Resilience">
+        <FormSection title="Resilience">
           <Switch
             label="Rate-limit protection"
             description="Queue and space this connection's requests instead of bursting upstream. API-key connections may also be protected automatically (Resilience settings → Request queue)."
@@ -420,10 +392,10 @@ export function ConnectionDialog({
               hint: 'Used for a 429 without a retry hint (1–21600 s). Empty: automatic.',
             })}
           </div>
-        </Section>
+        </FormSection>
 
         {hasClaudeOptions(form.kind) && (
-          <Section title="Claude" hint="How this subscription account behaves at its usage limits.">
+          <FormSection title="Claude" hint="How this subscription account behaves at its usage limits.">
             <Switch
               label="Low-priority lane on the 5-hour limit"
               description="On the usage-limit 429, accept Anthropic's slow lane and keep going on this account (lowPriorityMode)."
@@ -439,7 +411,7 @@ export function ConnectionDialog({
             <div className="form-grid">
               {text('organizationUUID', 'providerSpecificData.organizationUUID', 'Organization UUID', { hint: 'Optional: when empty, the one named at sign-in or by the account profile is used.' })}
             </div>
-          </Section>
+          </FormSection>
         )}
 
         <details className="advanced" open={advancedOpen} onToggle={(e) => setAdvancedOpen(e.currentTarget.open)}>
