@@ -99,56 +99,51 @@ export function ClaudeCredentials({
     unwatch.current = off;
   };
 
+  /** Runs one step of the sign-in or import; the buttons wait, and its error is shown. */
+  const step = async (run: () => Promise<void>) => {
+    setBusy(true);
+    try {
+      await run();
+    } catch (e) {
+      const u = describeError(e);
+      setError({ message: u.message, field: u.field });
+    } finally {
+      setBusy(false);
+    }
+  };
+
   const start = async (mode: 'loopback' | 'paste') => {
     setError(null);
     if (!check()) return;
-    setBusy(true);
-    try {
+    await step(async () => {
       if (openLogin.current) void store.cancelLogin(openLogin.current);
       setCode('');
       const s = await store.startLogin({ ...targetOf(form, connection), mode }, openInBrowser);
       openLogin.current = s.loginId;
       watch(s.loginId);
       setLogin(s);
-    } catch (e) {
-      const u = describeError(e);
-      setError({ message: u.message, field: u.field });
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const finish = async () => {
     if (!active) return;
     if (!code.trim()) return setError({ message: 'paste the code the sign-in page shows', field: 'code' });
     setError(null);
-    setBusy(true);
-    try {
+    await step(async () => {
       const c = await store.completeLogin(active.loginId, code.trim());
       unwatch.current?.();
       openLogin.current = null;
       onDone(c.id);
-    } catch (e) {
-      const u = describeError(e);
-      setError({ message: u.message, field: u.field });
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const doImport = async () => {
     setError(null);
     if (!check()) return;
-    setBusy(true);
-    try {
+    await step(async () => {
       const c = await store.importCredentials(targetOf(form, connection));
       onDone(c.id);
-    } catch (e) {
-      const u = describeError(e);
-      setError({ message: u.message, field: u.field });
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   // A code error sits next to the code input; any other (or the sign-in's own failure) below the panel.
