@@ -5,7 +5,7 @@ import { createStore } from 'zustand/vanilla';
 import type { ComboCreateInput, ModelMappingInput } from '../../shared/contract';
 import type { ComboTestResult, ComboView, CombosSnapshot, ModelMappingView } from '../../shared/model';
 import { describeError } from '../lib/errors';
-import { reportError, rethrow, Revision, type StoreContext, withPending } from './context';
+import { pendingActions, reportError, rethrow, Revision, type StoreContext } from './context';
 
 export interface ComboTestState {
   running: boolean;
@@ -37,7 +37,7 @@ function upsert(list: ComboView[], c: ComboView): ComboView[] {
 export function createCombosStore(ctx: StoreContext) {
   const rev = new Revision();
   return createStore<CombosState>()((set, get) => {
-    const setPending = (id: string, on: boolean) => set((s) => withPending(s.pending, id, on));
+    const { run } = pendingActions(ctx, set);
     const warn = (warnings: string[]) => warnings.forEach((w) => ctx.toasts.getState().push('info', w));
     return {
       list: [],
@@ -76,20 +76,13 @@ export function createCombosStore(ctx: StoreContext) {
         warn(r.warnings);
         return r.combo;
       },
-      async remove(id) {
+      remove(id) {
         const name = get().list.find((c) => c.id === id)?.name ?? 'combo';
-        setPending(id, true);
-        try {
+        return run(id, `Could not delete ${name}`, async () => {
           const r = await ctx.bridge.deleteCombo({ id });
           set((s) => ({ list: s.list.filter((c) => c.id !== id), mappings: s.mappings.filter((m) => m.comboId !== id) }));
           ctx.toasts.getState().push('success', `Deleted combo ${name}${r.mappingsRemoved ? ` and ${r.mappingsRemoved} mapping${r.mappingsRemoved > 1 ? 's' : ''}` : ''}`);
-          return true;
-        } catch (err) {
-          reportError(ctx, err, `Could not delete ${name}`);
-          return false;
-        } finally {
-          setPending(id, false);
-        }
+        });
       },
       async test(id) {
         set((s) => ({ tests: { ...s.tests, [id]: { running: true, result: s.tests[id]?.result ?? null } } }));
@@ -111,18 +104,11 @@ export function createCombosStore(ctx: StoreContext) {
         ctx.toasts.getState().push('success', `Models matching ${m.pattern} now go to ${m.comboName}`);
         return m;
       },
-      async removeMapping(id) {
-        setPending(id, true);
-        try {
+      removeMapping(id) {
+        return run(id, 'Could not delete the mapping', async () => {
           await ctx.bridge.deleteModelMapping({ id });
           set((s) => ({ mappings: s.mappings.filter((m) => m.id !== id) }));
-          return true;
-        } catch (err) {
-          reportError(ctx, err, 'Could not delete the mapping');
-          return false;
-        } finally {
-          setPending(id, false);
-        }
+        });
       },
     };
   });

@@ -5,7 +5,7 @@ import { createStore } from 'zustand/vanilla';
 import type { ConnectionCreateInput, ConnectionUpdateInput } from '../../shared/contract';
 import type { ConnectionTestResult, ConnectionView } from '../../shared/model';
 import { describeError } from '../lib/errors';
-import { reportError, rethrow, Revision, type StoreContext, withPending } from './context';
+import { pendingActions, reportError, rethrow, Revision, type StoreContext } from './context';
 
 export interface TestState {
   running: boolean;
@@ -55,7 +55,7 @@ function applyPatch(c: ConnectionView, p: ConnectionUpdateInput): ConnectionView
 export function createConnectionsStore(ctx: StoreContext) {
   const rev = new Revision();
   return createStore<ConnectionsState>()((set, get) => {
-    const setPending = (id: string, on: boolean) => set((s) => withPending(s.pending, id, on));
+    const { run } = pendingActions(ctx, set);
 
     return {
       list: [],
@@ -92,10 +92,9 @@ export function createConnectionsStore(ctx: StoreContext) {
         ctx.toasts.getState().push('success', `Saved ${c.name}`);
         return c;
       },
-      async remove(id) {
+      remove(id) {
         const name = get().list.find((c) => c.id === id)?.name ?? 'connection';
-        setPending(id, true);
-        try {
+        return run(id, `Could not delete ${name}`, async () => {
           await ctx.bridge.deleteConnection({ id });
           set((s) => {
             const tests = { ...s.tests };
@@ -103,13 +102,7 @@ export function createConnectionsStore(ctx: StoreContext) {
             return { list: s.list.filter((c) => c.id !== id), tests };
           });
           ctx.toasts.getState().push('success', `Deleted ${name}`);
-          return true;
-        } catch (err) {
-          reportError(ctx, err, `Could not delete ${name}`);
-          return false;
-        } finally {
-          setPending(id, false);
-        }
+        });
       },
       async test(id) {
         set((s) => ({ tests: { ...s.tests, [id]: { running: true, result: s.tests[id]?.result ?? null, at: s.tests[id]?.at ?? null } } }));
@@ -128,36 +121,30 @@ export function createConnectionsStore(ctx: StoreContext) {
       async patch(id, patch, what) {
         const before = get().list.find((c) => c.id === id);
         if (!before) return false;
-        setPending(id, true);
-        set((s) => ({ list: s.list.map((c) => (c.id === id ? applyPatch(c, patch) : c)) }));
-        try {
-          const c = await ctx.bridge.updateConnection({ id, patch });
-          set((s) => ({ list: upsert(s.list, c) }));
-          return true;
-        } catch (err) {
-          set((s) => ({ list: s.list.map((c) => (c.id === id ? before : c)) }));
-          reportError(ctx, err, `Could not change ${what} of ${before.name}`);
-          return false;
-        } finally {
-          setPending(id, false);
-        }
+        return run(
+          id,
+          `Could not change ${what} of ${before.name}`,
+          async () => {
+            set((s) => ({ list: s.list.map((c) => (c.id === id ? applyPatch(c, patch) : c)) }));
+            const c = await ctx.bridge.updateConnection({ id, patch });
+            set((s) => ({ list: upsert(s.list, c) }));
+          },
+          { undo: () => set((s) => ({ list: s.list.map((c) => (c.id === id ? before : c)) })) },
+        );
       },
       async setRateLimitProtection(id, enabled) {
         const before = get().list.find((c) => c.id === id);
         if (!before) return false;
-        setPending(id, true);
-        set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, rateLimitProtection: enabled } : c)) }));
-        try {
-          const r = await ctx.bridge.setRateLimitProtection({ connectionId: id, enabled });
-          set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, rateLimitProtection: r.rateLimitProtection } : c)) }));
-          return true;
-        } catch (err) {
-          set((s) => ({ list: s.list.map((c) => (c.id === id ? before : c)) }));
-          reportError(ctx, err, `Could not change rate-limit protection of ${before.name}`);
-          return false;
-        } finally {
-          setPending(id, false);
-        }
+        return run(
+          id,
+          `Could not change rate-limit protection of ${before.name}`,
+          async () => {
+            set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, rateLimitProtection: enabled } : c)) }));
+            const r = await ctx.bridge.setRateLimitProtection({ connectionId: id, enabled });
+            set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, rateLimitProtection: r.rateLimitProtection } : c)) }));
+          },
+          { undo: () => set((s) => ({ list: s.list.map((c) => (c.id === id ? before : c)) })) },
+        );
       },
     };
   });

@@ -53,3 +53,31 @@ export function withPending(pending: Record<string, boolean>, id: string, on: bo
   else delete next[id];
   return { pending: next };
 }
+
+type PendingMap = { pending: Record<string, boolean> };
+
+/**
+ * The per-id actions of a store with a `pending` map: `setPending` marks an id, and `run` does one
+ * action with its id marked (so that row's controls wait). `run` gives true when the action went
+ * through; on a failure it first runs `undo` (an optimistic change rolled back), then shows the
+ * failure as a toast prefixed with `doing`, and gives false. `after` runs once the id is free again
+ * (a re-read), whatever the outcome.
+ */
+export function pendingActions(ctx: StoreContext, set: (fn: (s: PendingMap) => PendingMap) => void) {
+  const setPending = (id: string, on: boolean) => set((s) => withPending(s.pending, id, on));
+  const run = async (id: string, doing: string, call: () => Promise<void>, o: { undo?: () => void; after?: () => Promise<void> } = {}): Promise<boolean> => {
+    setPending(id, true);
+    try {
+      await call();
+      return true;
+    } catch (err) {
+      o.undo?.();
+      reportError(ctx, err, doing);
+      return false;
+    } finally {
+      setPending(id, false);
+      await o.after?.();
+    }
+  };
+  return { setPending, run };
+}

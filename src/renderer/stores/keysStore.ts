@@ -2,7 +2,7 @@
 // reveal for copy-paste, revoke. Keys are not pushed; the list is re-read after each change.
 import { createStore } from 'zustand/vanilla';
 import type { ClientKeyScope, ClientKeyView } from '../../shared/model';
-import { reportError, rethrow, type StoreContext, withPending } from './context';
+import { pendingActions, reportError, rethrow, type StoreContext } from './context';
 
 export interface KeysState {
   list: ClientKeyView[];
@@ -24,7 +24,7 @@ export const activeKeys = (list: ClientKeyView[]) => list.filter((k) => k.revoke
 
 export function createKeysStore(ctx: StoreContext) {
   return createStore<KeysState>()((set, get) => {
-    const setPending = (id: string, on: boolean) => set((s) => withPending(s.pending, id, on));
+    const { setPending, run } = pendingActions(ctx, set);
     return {
       list: [],
       loaded: false,
@@ -75,21 +75,14 @@ export function createKeysStore(ctx: StoreContext) {
         );
         return updated;
       },
-      async revoke(id) {
+      revoke(id) {
         const name = get().list.find((k) => k.id === id)?.name ?? 'key';
-        setPending(id, true);
-        try {
+        return run(id, `Could not revoke ${name}`, async () => {
           await ctx.bridge.revokeClientKey({ id });
           ctx.toasts.getState().push('success', `Revoked ${name}; agents using it are refused from now on`);
           get().hide(id);
           await get().load();
-          return true;
-        } catch (err) {
-          reportError(ctx, err, `Could not revoke ${name}`);
-          return false;
-        } finally {
-          setPending(id, false);
-        }
+        });
       },
     };
   });

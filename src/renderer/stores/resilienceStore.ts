@@ -67,6 +67,19 @@ export function createResilienceStore(ctx: StoreContext) {
       }
     };
 
+    /** One page action (clear, re-enable, reset): the page's buttons wait while it runs; a failure is a toast and gives `failed`. */
+    const whileBusy = async <T>(doing: string, failed: T, call: () => Promise<T>): Promise<T> => {
+      set({ busy: true });
+      try {
+        return await call();
+      } catch (err) {
+        reportError(ctx, err, doing);
+        return failed;
+      } finally {
+        set({ busy: false });
+      }
+    };
+
     return {
       breakers: [],
       cooldowns: [],
@@ -105,52 +118,34 @@ export function createResilienceStore(ctx: StoreContext) {
       },
       async clear(target) {
         if ('connectionIds' in target && target.connectionIds.length === 0) return null;
-        set({ busy: true });
-        try {
+        return whileBusy('Could not clear cooldowns', null, async () => {
           const r = await ctx.bridge.clearCooldowns(target);
           const done = new Set([...r.cleared, ...r.unchanged]);
           set((s) => ({ lastClear: r, selected: s.selected.filter((id) => !done.has(id)) }));
           ctx.toasts.getState().push(r.cleared.length || r.lockoutsCleared ? 'success' : 'info', describeClear(r));
           await refresh();
           return r;
-        } catch (err) {
-          reportError(ctx, err, 'Could not clear cooldowns');
-          return null;
-        } finally {
-          set({ busy: false });
-        }
+        });
       },
-      async clearLockout(l) {
-        set({ busy: true });
-        try {
+      clearLockout(l) {
+        return whileBusy(`Could not re-enable ${l.model}`, false, async () => {
           const { removed } = await ctx.bridge.clearModelCooldown({ provider: l.provider, connection: l.connectionId, model: l.model });
           ctx.toasts
             .getState()
             .push(removed ? 'success' : 'info', removed ? `Re-enabled ${l.model} on ${l.connectionName}` : `${l.model} was no longer locked`);
           await refresh();
           return removed > 0;
-        } catch (err) {
-          reportError(ctx, err, `Could not re-enable ${l.model}`);
-          return false;
-        } finally {
-          set({ busy: false });
-        }
+        });
       },
-      async resetBreakers(provider) {
-        set({ busy: true });
-        try {
+      resetBreakers(provider) {
+        return whileBusy<string[] | null>('Could not reset the breaker', null, async () => {
           const { providers } = await ctx.bridge.resetResilience(provider ? { provider } : {});
           ctx.toasts
             .getState()
             .push('success', provider ? `Reset the ${provider} breaker` : `Reset ${formatCount(providers.length, 'provider breaker')}`);
           await refresh();
           return providers;
-        } catch (err) {
-          reportError(ctx, err, 'Could not reset the breaker');
-          return null;
-        } finally {
-          set({ busy: false });
-        }
+        });
       },
     };
   });

@@ -3,7 +3,7 @@
 // after a forget or a release.
 import { createStore } from 'zustand/vanilla';
 import type { LeasesView, SessionsView } from '../../shared/model';
-import { reportError, type StoreContext, withPending } from './context';
+import { pendingActions, reportError, type StoreContext } from './context';
 
 export interface SessionsState {
   sessions: SessionsView | null;
@@ -18,45 +18,39 @@ export interface SessionsState {
 
 export function createSessionsStore(ctx: StoreContext) {
   return createStore<SessionsState>()((set, get) => {
-    const setPending = (id: string, on: boolean) => set((s) => withPending(s.pending, id, on));
-    const act = async (id: string, doing: string, call: () => Promise<unknown>, done: string, reload: () => Promise<void>): Promise<boolean> => {
-      setPending(id, true);
+    const { run } = pendingActions(ctx, set);
+    /** Reads one of the two lists, with `loading` on while it runs. */
+    const load = async (read: () => Promise<void>, doing: string) => {
+      set({ loading: true });
       try {
-        await call();
-        ctx.toasts.getState().push('success', done);
-        return true;
+        await read();
       } catch (err) {
         reportError(ctx, err, doing);
-        return false;
       } finally {
-        setPending(id, false);
-        await reload();
+        set({ loading: false });
       }
     };
+    /** Forget or release: the list is read again afterwards, whatever the outcome. */
+    const act = (id: string, doing: string, call: () => Promise<unknown>, done: string, reload: () => Promise<void>): Promise<boolean> =>
+      run(
+        id,
+        doing,
+        async () => {
+          await call();
+          ctx.toasts.getState().push('success', done);
+        },
+        { after: reload },
+      );
     return {
       sessions: null,
       leases: null,
       loading: false,
       pending: {},
-      async loadSessions() {
-        set({ loading: true });
-        try {
-          set({ sessions: await ctx.bridge.listSessions() });
-        } catch (err) {
-          reportError(ctx, err, 'Could not load sessions');
-        } finally {
-          set({ loading: false });
-        }
+      loadSessions() {
+        return load(async () => set({ sessions: await ctx.bridge.listSessions() }), 'Could not load sessions');
       },
-      async loadLeases() {
-        set({ loading: true });
-        try {
-          set({ leases: await ctx.bridge.listLeases() });
-        } catch (err) {
-          reportError(ctx, err, 'Could not load leases');
-        } finally {
-          set({ loading: false });
-        }
+      loadLeases() {
+        return load(async () => set({ leases: await ctx.bridge.listLeases() }), 'Could not load leases');
       },
       forget(id) {
         const s = get().sessions?.sessions.find((x) => x.id === id);
