@@ -2,27 +2,20 @@
 // connection, generation, since when, until when) and a Release button. Read when the page opens
 // and on Refresh. Which keys may take leases, and on which connections, is set per key on
 // "Connect your agent".
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { DataTable, RowAction } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
 import { Card, EmptyState, PageHeader, RefreshButton, Spinner } from '../../components/ui';
-import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
 import { formatAgo, formatRemaining } from '../../lib/format';
 import type { LeaseView } from '../../../shared/model';
+import { useSessionsList } from '../sessions/useSessionsList';
 
 export function LeasesPage() {
-  const d = useDashboard();
   const now = useServerNow();
-  const view = useSel(d.sessions, (s) => s.leases);
-  const loading = useSel(d.sessions, (s) => s.loading);
-  const pending = useSel(d.sessions, (s) => s.pending);
+  const { view, loading, pending, store, refresh } = useSessionsList('leases');
   const [releasing, setReleasing] = useState<LeaseView | null>(null);
-  const store = d.sessions.getState();
-  useEffect(() => {
-    void d.sessions.getState().loadLeases();
-  }, [d]);
   const live = view ? view.leases.filter((l) => l.expiresAt > now) : [];
 
   return (
@@ -30,7 +23,7 @@ export function LeasesPage() {
       <PageHeader
         title="Leases"
         description="A managed session can hold one connection exclusively through POST /api/v1/session-leases on the proxy port. Its requests present the lease; a renewed lease refuses the old generation before anything reaches the provider."
-        actions={<RefreshButton busy={loading} onRefresh={() => void store.loadLeases()} />}
+        actions={<RefreshButton busy={loading} onRefresh={refresh} />}
       />
       {view === null ? (
         <Spinner label="Loading leases" />

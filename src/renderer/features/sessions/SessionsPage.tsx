@@ -1,28 +1,21 @@
 // Sessions: which agent session is pinned to which connection (or combo target), since when,
 // and until when; Forget ends a pin so the session's next request is routed as new. Read when the
 // page opens and on Refresh (pins slide with every request, so they are not pushed).
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { DataTable, RowAction } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
 import { Badge, Card, EmptyState, PageHeader, RefreshButton, Spinner } from '../../components/ui';
-import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
 import { formatAgo, formatDuration, formatRemaining } from '../../lib/format';
 import { SESSION_SOURCE_LABELS, shortSession } from '../../lib/sessionWords';
 import type { SessionPinView } from '../../../shared/model';
+import { useSessionsList } from './useSessionsList';
 
 export function SessionsPage() {
-  const d = useDashboard();
   const now = useServerNow();
-  const view = useSel(d.sessions, (s) => s.sessions);
-  const loading = useSel(d.sessions, (s) => s.loading);
-  const pending = useSel(d.sessions, (s) => s.pending);
+  const { view, loading, pending, store, refresh } = useSessionsList('sessions');
   const [forgetting, setForgetting] = useState<SessionPinView | null>(null);
-  const store = d.sessions.getState();
-  useEffect(() => {
-    void d.sessions.getState().loadSessions();
-  }, [d]);
   const live = view ? view.sessions.filter((p) => view.ttlMs === 0 || p.expiresAt > now) : [];
 
   return (
@@ -30,7 +23,7 @@ export function SessionsPage() {
       <PageHeader
         title="Sessions"
         description="Agents that send a session id stay on the connection that served them last while it is eligible, so the provider's prompt cache keeps working. A pin never blocks failover: a cooling or failing connection is skipped and the pin moves."
-        actions={<RefreshButton busy={loading} onRefresh={() => void store.loadSessions()} />}
+        actions={<RefreshButton busy={loading} onRefresh={refresh} />}
       />
       {view === null ? (
         <Spinner label="Loading sessions" />
