@@ -47,6 +47,7 @@ export class FrameReader {
   private _error: InbandError | null = null;
   private _frames = 0;
   private _outputFrames = 0;
+  private _stopReason: string | null = null;
   private _inputTokens: number | null = null;
   private _outputTokens: number | null = null;
 
@@ -99,6 +100,10 @@ export class FrameReader {
   get outputFrameCount(): number {
     return this._outputFrames;
   }
+  /** The latest stop / finish reason a frame carried, in the upstream's words. */
+  get stopReason(): string | null {
+    return this._stopReason;
+  }
   /** The latest usage the stream reported (Anthropic: message_start then message_delta; OpenAI: the usage chunk). */
   get usage(): FrameUsage {
     return { inputTokens: this._inputTokens, outputTokens: this._outputTokens };
@@ -122,6 +127,7 @@ export class FrameReader {
       if (f.reasoning) this._sawReasoning = true;
       if (f.terminal) terminal = true;
       if (f.error && !error) error = f.error;
+      if (f.stopReason !== null) this._stopReason = f.stopReason;
       if (f.usage) {
         if (f.usage.inputTokens !== null) this._inputTokens = f.usage.inputTokens;
         if (f.usage.outputTokens !== null) this._outputTokens = f.usage.outputTokens;
