@@ -20,7 +20,7 @@ import type { ResponseBody } from './bodyReader';
 import { ClientStream } from './clientStream';
 import { commitResponse } from './commit';
 import { Continuation } from './continuing';
-import { noteStats } from './holdBack';
+import { endedEmpty, noteStats } from './holdBack';
 import type { InboundCall } from './inbound';
 import type { RequestRecord } from './requestRecord';
 import { streamPolicyFor } from './streamPolicy';
@@ -81,6 +81,19 @@ export async function deliver(
   entry.status = call.res.statusCode;
   entry.durationMs = Math.round(clock.monotonic() - t0);
 
+  if (end.kind === 'complete' && endedEmpty(stream)) {
+    // R-CC-31: thinking alone is not an answer. The client's stream is well-formed; the attempt is
+    // still reported as an empty answer, not a success.
+    const failure: UpstreamFailure = { kind: 'empty', status: null, headers: ready.headers, body: '', message: 'the upstream answered with reasoning only (no text, no tool call)' };
+    const verdict = resilience.onFailure(target, failure, clock.now());
+    deps.admission.observe(target, failure, verdict);
+    entry.errorClass = verdict.reason;
+    entry.errorCode = 'empty_response';
+    entry.errorMessage = failure.message;
+    sw.continuation = null;
+    record.streamed(target, client.commitAt!, client.usage, { code: 'empty_response', message: failure.message });
+    return 'done';
+  }
   if (end.kind === 'complete' || end.kind === 'client_gone') {
     // The upstream served (a client that left mid-way says nothing against it).
     resilience.onSuccess(target, clock.now(), { ttfbMs: ready.ttfbMs });

@@ -21,7 +21,7 @@ import type { StreamPolicy } from './streamPolicy';
 import { UpstreamStream } from './upstreamStream';
 
 /** Stop reasons that make an answer without output a legitimate one (it was cut by the request's own limits). */
-const ASKED_FOR_EMPTY = new Set(['max_tokens', 'length', 'stop_sequence', 'max_output_tokens', 'incomplete', 'content_filter', 'refusal', 'tool_use', 'tool_calls', 'pause_turn']);
+export const ASKED_FOR_EMPTY: ReadonlySet<string> = new Set(['max_tokens', 'length', 'stop_sequence', 'max_output_tokens', 'incomplete', 'content_filter', 'refusal', 'tool_use', 'tool_calls', 'pause_turn']);
 
 type Outcome = AttemptOutcome<UpstreamStream>;
 
@@ -79,6 +79,12 @@ function failed(i: HoldBackInput, kind: UpstreamFailure['kind'], e: InbandError,
     response: { status: e.status, headers: { 'content-type': 'application/json' }, body },
     ttfbMs,
   };
+}
+
+/** A stream that ended properly with no model output (reasoning alone is not output, R-CC-31), not asked for by its limits. */
+export function endedEmpty(stream: UpstreamStream): boolean {
+  const f = stream.frames;
+  return f.sawTerminal && !f.sawOutput && !(f.stopReason !== null && ASKED_FOR_EMPTY.has(f.stopReason));
 }
 
 export function noteStats(entry: AttemptEntry, stream: UpstreamStream, t0: number, fired: WatchFire | null): void {
@@ -146,7 +152,7 @@ export async function holdBack(deps: HoldBackDeps, i: HoldBackInput): Promise<Ou
       if (!f.sawTerminal) {
         return fail(failed(i, 'truncated', { status: 502, type: 'api_error', code: null, message: 'the upstream stream ended before its stop event, with no output' }, '', ttfbMs));
       }
-      if (f.stopReason !== null && ASKED_FOR_EMPTY.has(f.stopReason)) return ready();
+      if (!endedEmpty(stream)) return ready();
       return fail(failed(i, 'empty', { status: 502, type: 'api_error', code: null, message: 'the upstream answered with an empty stream (no text, no tool call)' }, '', ttfbMs));
     }
   }
