@@ -121,7 +121,7 @@ export interface AnthropicRead {
 export function readAnthropic(
   client: Anthropic,
   body: Partial<Anthropic.MessageStreamParams> = {},
-): { done: Promise<AnthropicRead>; stream: ReturnType<Anthropic['messages']['stream']>; seen: () => string } {
+): { done: Promise<AnthropicRead>; stream: ReturnType<Anthropic['messages']['stream']>; seen: () => string; events: string[] } {
   const stream = client.messages.stream({ model: MODEL, max_tokens: 200, messages: [{ role: 'user', content: 'Write the words.' }], ...body } as Anthropic.MessageStreamParams);
   const events: string[] = [];
   let text = '';
@@ -132,7 +132,7 @@ export function readAnthropic(
     (final) => ({ text, final, error: null, events }),
     (error: unknown) => ({ text, final: null, error, events }),
   );
-  return { done, stream, seen: () => text };
+  return { done, stream, seen: () => text, events };
 }
 
 /** The final text of an Anthropic message (its text blocks joined). */

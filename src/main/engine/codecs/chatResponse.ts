@@ -255,7 +255,15 @@ export class ChatChunkWriter implements IrWriter {
     this.chunk(`{"reasoning_content":${JSON.stringify(text)}}`);
   }
 
-  signature(): void {}
+  /**
+   * A signed reasoning frame keeps the reasoning alive on the client's side as an empty
+   * `reasoning_content` delta; the signature itself is never forwarded (R-CC-33).
+   */
+  signature(): void {
+    if (this.done) return;
+    this.ensureStarted();
+    this.chunk('{"reasoning_content":""}');
+  }
 
   redacted(): void {}
 
