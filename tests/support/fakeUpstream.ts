@@ -581,7 +581,12 @@ export function responsesEvents(model: string, id = 'resp_live') {
   const response = (status: string, output: unknown[] = [], usage: unknown = null) => ({ id, object: 'response', created_at: 1_700_000_000, status, model, output, usage });
   return {
     created: () => ev('response.created', { response: response('in_progress') }),
-    messageAdded: (index = 0, itemId = 'msg_live') => ev('response.output_item.added', { output_index: index, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }),
+    /** The message item and its output_text part (what the SDK's accumulator needs before deltas). */
+    messageAdded: (index = 0, itemId = 'msg_live'): Chunk => ({
+      data:
+        ev('response.output_item.added', { output_index: index, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }).data +
+        ev('response.content_part.added', { item_id: itemId, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }).data,
+    }),
     text: (delta: string, index = 0, itemId = 'msg_live') => ev('response.output_text.delta', { item_id: itemId, output_index: index, content_index: 0, delta }),
     messageDone: (text: string, index = 0, itemId = 'msg_live') =>
       ev('response.output_item.done', { output_index: index, item: { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] } }),
