@@ -166,6 +166,26 @@ describe('mid-stream recovery: a broken answer is continued on the next connecti
     expect(out.final?.usage.input_tokens).toBe(12);
   });
 
+  it("a combo's next target (another model) continues the answer", async () => {
+    const r = await s.start();
+    await r.addAnthropic('Alpha', KA, { kind: 'anthropic-compatible', provider: 'alpha', models: ['model-x'], passthroughModels: false });
+    await r.addAnthropic('Beta', KB, { kind: 'anthropic-compatible', provider: 'beta', models: ['model-y'], passthroughModels: false });
+    await r.t.api.createCombo({ name: 'pool', targets: [{ provider: 'alpha', model: 'model-x' }, { provider: 'beta', model: 'model-y' }] });
+    await r.settings({ streamRecovery: { midstream: { enabled: true } } });
+    const live = r.live(KA);
+    s.fake.script({ key: KB }, [{ chunks: anthropicText('model-y', FULL.slice(35)) }]);
+    const read = readAnthropic(r.anthropic, { model: 'pool' });
+    await breakAfter(r, live, read.seen, 35, 'cut');
+    const out = await read.done;
+    expect(out.error).toBeNull();
+    expect(textOf(out.final)).toBe(FULL.join(''));
+    const cont = s.fake.requestsFor({ key: KB })[0]!;
+    expect(cont.model).toBe('model-y');
+    const log = await r.logOf('pool');
+    expect(log.model).toBe('model-y');
+    expect(log.combo?.order.map((o) => o.outcome)).toEqual(['failed', 'served']);
+  });
+
   it('inside a tool call the answer is not continued: the stream ends with an error event', async () => {
     const { r } = await twoKeys(true);
     const live = r.live(KA);
