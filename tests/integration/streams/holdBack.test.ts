@@ -55,7 +55,7 @@ describe('hold-back: a stream is committed at its first model output', () => {
     const live = r.live(KA);
     const read = readAnthropic(r.anthropic, { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2000 });
     let thinking = '';
-    read.stream.on('thinking', (t) => (thinking += t));
+    read.stream.on('thinking', (t: string) => (thinking += t));
     await live.attached;
     live.send(e.messageStart(MODEL, 'msg_a'), e.thinkingStart(), e.thinking('Let me think.'));
     await until(() => thinking === 'Let me think.', 'the thinking delta at the client');
