@@ -47,9 +47,10 @@ export interface ScriptedResponse {
   /**
    * What happens once `chunks` are written: end the response (default), keep it open and send
    * nothing more until the client goes away (a mid-stream stall), or destroy the socket (a
-   * stream that dies mid-way).
+   * stream that dies mid-way; `cut` does the same once every chunk written has left, so the
+   * client surely read them first).
    */
-  afterChunks?: 'end' | 'stall' | 'destroy';
+  afterChunks?: 'end' | 'stall' | 'destroy' | 'cut';
   /** A stream the test writes frame by frame (LiveStream): headers now, then whatever it sends. */
   live?: LiveStream;
 }
@@ -307,6 +308,11 @@ export class FakeUpstream {
       if (r.afterChunks === 'stall') return; // stays open until the client goes away
       if (r.afterChunks === 'destroy') {
         req.socket.destroy();
+        return;
+      }
+      if (r.afterChunks === 'cut') {
+        // Close the connection gracefully (FIN after the written bytes) before the body is complete.
+        req.socket.end();
         return;
       }
       res.end();
