@@ -36,3 +36,10 @@ describe('SSE event boundaries', () => {
     expect(b.end()?.toString()).toBe('data: 2');
   });
 });
+
+describe('SSE event boundaries with CRLF after LF events', () => {
+  it('finds a CRLF blank line that comes after the last LF one', () => {
+    expect(lastEventEnd(Buffer.from('data: a\n\ndata: b\r\n\r\ndata: c'))).toBe(20);
+    expect(lastEventEnd(Buffer.from('data: a\r\n\r\ndata: b\n\ndata: c'))).toBe(20);
+  });
+});

@@ -57,6 +57,11 @@ export class AnthropicEventReader {
       this.failed = true;
       return sink.error(f.error);
     }
+    // A text delta read on the fast path (frame.ts): its text is all it carries.
+    if (f.deltaText !== null) {
+      if (f.deltaText) sink.text(f.deltaText);
+      return;
+    }
     const j = f.json;
     if (!j) return;
     switch (f.type) {

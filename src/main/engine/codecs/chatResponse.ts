@@ -71,6 +71,11 @@ export class ChatChunkReader {
       if (!this.started) this.begin(null, null, sink);
       return sink.finish();
     }
+    // A content delta read on the fast path (frame.ts), once the stream has begun: its text is all it carries.
+    if (f.deltaText !== null && this.started) {
+      if (f.deltaText) sink.text(f.deltaText);
+      return;
+    }
     const j = f.json;
     if (!j) return;
     if (!this.started) this.begin(typeof j.id === 'string' ? j.id : null, typeof j.model === 'string' ? j.model : null, sink);

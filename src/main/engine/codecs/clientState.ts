@@ -99,8 +99,13 @@ class AnthropicTracker implements StateTracker {
 
   observe(f: Frame): void {
     const s = this.state;
-    const j = f.json;
     if (f.terminal) s.done = true;
+    // Deltas are most of a stream: only a text delta's text is needed (and only when tracked).
+    if (f.type === 'content_block_delta') {
+      if (this.trackText && f.textChars > 0) s.text += f.deltaText ?? str(f.json?.delta?.text);
+      return;
+    }
+    const j = f.json;
     if (!j) return;
     switch (f.type) {
       case 'message_start':
@@ -119,9 +124,6 @@ class AnthropicTracker implements StateTracker {
         if (this.trackText && s.open === 'text' && typeof j.content_block.text === 'string') s.text += j.content_block.text;
         return;
       }
-      case 'content_block_delta':
-        if (this.trackText && j.delta?.type === 'text_delta' && typeof j.delta.text === 'string') s.text += j.delta.text;
-        return;
       case 'content_block_stop':
         s.open = null;
         s.openIndex = null;
@@ -151,6 +153,12 @@ class ChatTracker implements StateTracker {
     const s = this.state;
     if (f.type === '[DONE]') {
       s.done = true;
+      return;
+    }
+    if (f.deltaText !== null && s.started) {
+      // A content delta read on the fast path: the text is all it carries.
+      s.open = 'text';
+      if (this.trackText) s.text += f.deltaText;
       return;
     }
     const j = f.json;

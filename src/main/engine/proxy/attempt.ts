@@ -138,7 +138,7 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader | UpstreamStr
     }
     // A stream's watchdogs start with the request: time to first output includes the wait for headers.
     const policy = stream ? streamPolicyFor(deps.settings.snapshot, target) : null;
-    const watch = policy ? new AttemptWatch(deps.clock, policy) : null;
+    const watch = policy ? new AttemptWatch(deps.clock, policy, signal) : null;
     watch?.watch.start();
     let upstream: UpstreamResponse;
     try {
@@ -147,7 +147,7 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader | UpstreamStr
         method: 'POST',
         headers,
         body,
-        signal: watch ? AbortSignal.any([signal, watch.signal]) : signal,
+        signal: watch ? watch.signal : signal,
         connectTimeoutMs: timeouts.connectMs,
         headersTimeoutMs: target.headersTimeoutMs ?? timeouts.headersMs,
         idleTimeoutMs: timeouts.idleMs,
@@ -177,6 +177,7 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader | UpstreamStr
       // A stream is held back until its first model output (holdBack.ts).
       return holdBack(deps, {
         shape: upstreamShapeOf(call, target),
+        native: !translated,
         status: upstream.status,
         headers: resHeaders,
         body: upstream.body,

@@ -33,13 +33,25 @@ export class WatchdogAbort extends Error {
   }
 }
 
-/** A streamed attempt's watchdogs and the signal they abort the upstream call with. */
+/**
+ * A streamed attempt's watchdogs and the signal the upstream call runs under: aborted by the
+ * request's own signal (client gone, execution budget) or by a watchdog. (Linked by hand: cheaper
+ * than AbortSignal.any per attempt, and unlinked when the watch stops.)
+ */
 export class AttemptWatch {
   readonly watch: StreamWatch;
   private readonly ctl = new AbortController();
+  private readonly follow: () => void;
 
-  constructor(clock: Clock, policy: StreamPolicy) {
-    this.watch = new StreamWatch(clock, policy.limits, (f) => this.ctl.abort(new WatchdogAbort(f)));
+  constructor(
+    clock: Clock,
+    policy: StreamPolicy,
+    private readonly request: AbortSignal,
+  ) {
+    this.follow = () => this.ctl.abort(request.reason);
+    this.watch = new StreamWatch(clock, policy.limits, (f) => this.ctl.abort(new WatchdogAbort(f)), () => request.removeEventListener('abort', this.follow));
+    if (request.aborted) this.follow();
+    else request.addEventListener('abort', this.follow, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -58,6 +70,8 @@ export interface HoldBackDeps {
 
 export interface HoldBackInput {
   shape: ApiShape;
+  /** The stream is forwarded as it is (not translated): its bytes are cut at event boundaries. */
+  native: boolean;
   status: number;
   headers: Record<string, string>;
   body: ConstructorParameters<typeof BodyReader>[0];
@@ -126,7 +140,7 @@ export async function holdBack(deps: HoldBackDeps, i: HoldBackInput): Promise<Ou
     i.watch.watch.stop();
     return failed(i, 'truncated', { status: 502, type: 'api_error', code: null, message: 'the upstream ended the stream before sending anything' }, '', ttfbMs);
   }
-  const stream = new UpstreamStream(i.shape, reader, i.watch.watch, i.policy.holdBackBytes);
+  const stream = new UpstreamStream(i.shape, reader, i.watch.watch, i.policy.holdBackBytes, i.native);
   const r = await stream.holdBack(first.chunk);
   const ready = (): Outcome => {
     const response: ReadyResponse<UpstreamStream> = { status: i.status, headers: i.headers, reader: stream, first, ttfbMs, firstByteAt };

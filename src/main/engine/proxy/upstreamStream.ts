@@ -58,6 +58,8 @@ export class UpstreamStream {
     private readonly body: BodyReader,
     readonly watch: StreamWatch,
     private readonly budget: number,
+    /** Its bytes go to the client as they are (native): cut them at event boundaries. A translated stream only needs its frames. */
+    private readonly native = true,
   ) {
     this.frames = new FrameReader(shape);
   }
@@ -78,7 +80,7 @@ export class UpstreamStream {
 
   private onData(c: Buffer): boolean {
     this.bytes += c.length;
-    let bytes = this.boundary.push(c);
+    let bytes = this.native ? this.boundary.push(c) : EMPTY;
     const push = this.frames.push(c);
     this.watch.observe(push.frames, push.progress, c.length);
     // Once the protocol's terminal event is in, only the body's end is left: no more judgements.

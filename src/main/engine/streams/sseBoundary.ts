@@ -18,11 +18,17 @@ export function lastEventEnd(b: Buffer): number {
   let end = 0;
   const lf = b.lastIndexOf(LFLF);
   if (lf >= 0) end = lf + 2;
-  if (b.includes(CR)) {
-    const crlf = b.lastIndexOf(CRLFCRLF);
-    if (crlf >= 0) end = Math.max(end, crlf + 4);
-    const cr = b.lastIndexOf(CRCR);
-    if (cr >= 0) end = Math.max(end, cr + 2);
+  // The usual chunk ends exactly on a blank line: nothing after it to look for.
+  if (end === b.length) return end;
+  // A CR-style blank line can only end later than `end` if there is a CR after it: look only
+  // there (a stream with LF blank lines never pays for scanning the whole chunk).
+  const from = lf >= 0 ? lf + 1 : 0;
+  if (b.indexOf(CR, from) >= 0) {
+    const rest = b.subarray(from);
+    const crlf = rest.lastIndexOf(CRLFCRLF);
+    if (crlf >= 0) end = Math.max(end, from + crlf + 4);
+    const cr = rest.lastIndexOf(CRCR);
+    if (cr >= 0) end = Math.max(end, from + cr + 2);
   }
   return end;
 }

@@ -147,6 +147,8 @@ export class StreamWatch {
     private readonly clock: Clock,
     readonly limits: WatchLimits,
     private readonly onFire: (f: WatchFire) => void,
+    /** Called once when the watch stops (the attempt is over). */
+    private readonly onStop: () => void = () => {},
   ) {
     this.throughput = limits.throughput ? throughputStart() : null;
   }
@@ -222,6 +224,7 @@ export class StreamWatch {
 
   /** The stream ended (or reached its terminal event, or the attempt is over): no more judgements. */
   stop(): void {
+    if (!this.stopped) this.onStop();
     this.stopped = true;
     this.cancelFirst?.();
     this.cancelStall?.();
