@@ -201,6 +201,24 @@ describe('mid-stream recovery: a broken answer is continued on the next connecti
     expect(s.fake.requestsFor({ key: KB })).toHaveLength(0);
   });
 
+  it('STREAM_RECOVERY_MIDSTREAM_ENABLED only sets the default: env true continues, a saved false wins (R-GEN-01/02)', async () => {
+    for (const saved of [undefined, false] as const) {
+      const r = await s.start({ env: { STREAM_RECOVERY_MIDSTREAM_ENABLED: 'true' } });
+      await r.addAnthropic('Key A', KA, { priority: 1 });
+      await r.addAnthropic('Key B', KB, { priority: 2 });
+      if (saved !== undefined) await r.settings({ 'streamRecovery.midstream.enabled': saved });
+      const live = r.live(KA);
+      s.fake.script({ key: KB }, [{ chunks: anthropicText(MODEL, FULL.slice(10)) }]);
+      const read = readAnthropic(r.anthropic);
+      await breakAfter(r, live, read.seen, 10, 'cut');
+      const out = await read.done;
+      if (saved === undefined) expect(textOf(out.final)).toBe(FULL.join(''));
+      else expect(out.error).toBeInstanceOf(Anthropic.APIError);
+      await r.t.stop();
+      s.fake.reset();
+    }
+  });
+
   it('with no target left to continue, the stream ends with an error event saying the answer is incomplete', async () => {
     const r = await s.start();
     await r.addAnthropic('Key A', KA);
