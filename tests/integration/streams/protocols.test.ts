@@ -262,3 +262,16 @@ describe('stream resilience across protocols', () => {
     });
   });
 });
+
+describe('a connection that breaks right after the terminal event', () => {
+  const s = streamRigPerTest();
+  it('is a complete answer, not a failure', async () => {
+    const r = await s.start();
+    await r.addAnthropic('A', KA);
+    s.fake.script({ key: KA }, [{ chunks: anthropicText(MODEL, ['all ', 'there']), afterChunks: 'cut' }]);
+    const out = await readAnthropic(r.anthropic).done;
+    expect(out.error).toBeNull();
+    expect(textOf(out.final)).toBe('all there');
+    expect((await r.logOf(MODEL)).errorCode).toBeNull();
+  });
+});

@@ -291,6 +291,15 @@ export class ClientStream {
         },
         error: (e) => {
           if (settled) return;
+          if (stream.frames.sawTerminal) {
+            // The answer was complete; the connection broke only after its terminal event.
+            const r = renderer.end();
+            if (r.out) res.write(r.out);
+            if (r.outcome === 'complete') {
+              this.close('');
+              return finish({ kind: 'complete' });
+            }
+          }
           const fired = stream.watch.fired;
           if (fired) {
             entry.watchdog = fired.watchdog;
