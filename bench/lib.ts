@@ -36,12 +36,15 @@ export async function startMinimalProxy(upstreamUrl: string) {
   return { url: `http://127.0.0.1:${info.port}`, stop: () => child.kill('SIGTERM') };
 }
 
-/** The headless shell in its own process; `nodeArgs` go before the script (e.g. `--cpu-prof` to profile it). */
-export async function startSwitchyard(env: Record<string, string> = {}, nodeArgs: string[] = []) {
+/**
+ * The headless shell in its own process; `nodeArgs` go before the script (e.g. `--cpu-prof` to
+ * profile it); `serveJs` runs another build (e.g. a baseline worktree's) for before/after figures.
+ */
+export async function startSwitchyard(env: Record<string, string> = {}, nodeArgs: string[] = [], serveJs = 'out/main/serve.js') {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const { child, info } = await spawnJsonLine<{ managementPort: number; proxyPort: number }>(
     process.execPath,
-    [...nodeArgs, 'out/main/serve.js', '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, '--ready-json'],
+    [...nodeArgs, serveJs, '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, '--ready-json'],
     { SWITCHYARD_LOG_LEVEL: 'warn', ...env },
   );
   const token = readFileSync(join(dataDir, 'management-token'), 'utf8').trim();
@@ -200,6 +203,66 @@ export async function compareStreams(baseUrl: string, pid: number, cases: Stream
     a.ttfb.sort((x, y) => x - y);
     a.full.sort((x, y) => x - y);
     out[name] = { ttfbP50: percentile(a.ttfb, 50), ttfbP99: percentile(a.ttfb, 99), totalP50: percentile(a.full, 50), cpuPerRequest: a.cpu / a.n };
+  }
+  return out;
+}
+
+const OUTPUT = Buffer.from('"content":"t');
+
+export interface FirstOutputResult {
+  firstP50: number;
+  outputP50: number;
+  outputP99: number;
+}
+
+/**
+ * Time to the first model output (the first byte of a chunk carrying text: what hold-back waits
+ * for) and to the first byte at all, for each target, in alternating blocks of `block` requests
+ * over `rounds` rounds so machine load drifts over all of them alike.
+ */
+export async function compareFirstOutput(
+  targets: { name: string; url: string; headers: Record<string, string> }[],
+  path: string,
+  body: string,
+  rounds: number,
+  block: number,
+): Promise<Record<string, FirstOutputResult>> {
+  const pools = new Map(targets.map((t) => [t.name, new Pool(t.url, { connections: 1 })]));
+  const acc = new Map(targets.map((t) => [t.name, { first: [] as number[], output: [] as number[] }]));
+  const one = async (t: (typeof targets)[number]) => {
+    const t0 = performance.now();
+    const r = await pools.get(t.name)!.request({ path, method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body });
+    let first = -1;
+    let output = -1;
+    let tail = Buffer.alloc(0);
+    for await (const c of r.body) {
+      const now = performance.now();
+      if (first < 0) first = now - t0;
+      if (output < 0) {
+        const b = Buffer.concat([tail, c as Buffer]);
+        if (b.includes(OUTPUT)) output = now - t0;
+        else tail = b.subarray(Math.max(0, b.length - OUTPUT.length));
+      }
+    }
+    return { first, output };
+  };
+  for (const t of targets) for (let i = 0; i < 20; i++) await one(t); // warm-up
+  for (let round = 0; round < rounds; round++) {
+    for (const t of round % 2 ? [...targets].reverse() : targets) {
+      const a = acc.get(t.name)!;
+      for (let i = 0; i < block; i++) {
+        const r = await one(t);
+        a.first.push(r.first);
+        a.output.push(r.output);
+      }
+    }
+  }
+  await Promise.all([...pools.values()].map((p) => p.close()));
+  const out: Record<string, FirstOutputResult> = {};
+  for (const [name, a] of acc) {
+    a.first.sort((x, y) => x - y);
+    a.output.sort((x, y) => x - y);
+    out[name] = { firstP50: percentile(a.first, 50), outputP50: percentile(a.output, 50), outputP99: percentile(a.output, 99) };
   }
   return out;
 }

@@ -6,8 +6,12 @@
 // Translation: the same 200-chunk Chat stream through Switchyard natively (a Chat client) and
 // translated (an Anthropic Messages client on the Chat upstream), alternating blocks in one run.
 // Targets: translated adds < 1 ms time to first byte and < 15 % proxy CPU per request.
+// Hold-back: a healthy stream whose first text comes 5 ms after its headers (a role chunk first),
+// time to that first output direct, through the bare proxy and through Switchyard (which holds
+// the stream back until that frame). Target: hold-back adds < 0.5 ms over the bare proxy's hop.
+// BENCH_ONLY=streams runs only the stream cases.
 import { existsSync } from 'node:fs';
-import { compareStreams, load, startMinimalProxy, startSwitchyard, startUpstream, streamRuns, type RunResult } from './lib';
+import { compareFirstOutput, compareStreams, load, startMinimalProxy, startSwitchyard, startUpstream, streamRuns, type RunResult } from './lib';
 
 const f = (n: number, d = 2) => n.toFixed(d);
 
@@ -36,6 +40,7 @@ async function main() {
     const body = (model: string, stream = false) => JSON.stringify({ model, stream, messages: [{ role: 'user', content: 'hello' }] });
 
     const lines: string[] = [];
+    const onlyStreams = process.env.BENCH_ONLY === 'streams';
     const scenario = async (label: string, model: string, c: number, n: number) => {
       for (const p of paths) await load(p.url, path, body(model), p.headers, c, Math.min(n, 300));
       const r: Record<string, RunResult> = {};
@@ -50,10 +55,12 @@ async function main() {
           (Object.values(r).some((x) => x.errors) ? `\n  errors: ${paths.map((p) => r[p.name]!.errors).join('/')}` : ''),
       );
     };
-    await scenario('upstream 0 ms, c=1', 'bench-delay-0', 1, 3000);
-    await scenario('upstream 0 ms, c=32', 'bench-delay-0', 32, 10000);
-    await scenario('upstream 20 ms, c=1', 'bench-delay-20', 1, 300);
-    await scenario('upstream 20 ms, c=32', 'bench-delay-20', 32, 4000);
+    if (!onlyStreams) {
+      await scenario('upstream 0 ms, c=1', 'bench-delay-0', 1, 3000);
+      await scenario('upstream 0 ms, c=32', 'bench-delay-0', 32, 10000);
+      await scenario('upstream 20 ms, c=1', 'bench-delay-20', 1, 300);
+      await scenario('upstream 20 ms, c=32', 'bench-delay-20', 32, 4000);
+    }
 
     // A combo whose first target is healthy vs the plain model, both through Switchyard: the cost of
     // combo resolution, expansion and ranking. Runs alternate (plain, combo, plain, combo) so drift
@@ -84,8 +91,21 @@ async function main() {
           ([...plain, ...combo].some((x) => x.errors) ? `\n  errors: ${[...plain, ...combo].map((x) => x.errors).join('/')}` : ''),
       );
     };
-    await comboCase(1, 3000);
-    await comboCase(32, 10000);
+    if (!onlyStreams) {
+      await comboCase(1, 3000);
+      await comboCase(32, 10000);
+    }
+
+    // Hold-back: time to the first model output of a healthy stream (first text 5 ms after a role chunk).
+    const fo = await compareFirstOutput(paths, path, body('bench-ttfo-5', true), 8, 40);
+    const held = fo.switchyard!.outputP50 - fo['bare proxy']!.outputP50;
+    lines.push(
+      `time to first output, healthy stream (text 5 ms after a role chunk), c=1, alternating blocks\n  ${paths
+        .map((p) => `${p.name} first byte p50 ${f(fo[p.name]!.firstP50)}, first output p50 ${f(fo[p.name]!.outputP50)} p99 ${f(fo[p.name]!.outputP99)}`)
+        .join('\n  ')}` +
+        `\n  switchyard vs direct: added first output p50 ${f(fo.switchyard!.outputP50 - fo.direct!.outputP50, 3)} ms (x${f(fo.switchyard!.outputP50 / fo.direct!.outputP50, 3)})` +
+        `\n  switchyard vs bare proxy (hold-back and routing): added p50 ${f(held, 3)} ms (target < 0.5 ms)`,
+    );
 
     const sbody = body('bench-stream-200', true);
     for (const p of paths) await streamRuns(p.url, path, sbody, p.headers, 20);
@@ -121,7 +141,10 @@ async function main() {
         `\n  translated ttfb p50 ${f(t.ttfbP50)} p99 ${f(t.ttfbP99)}, total p50 ${f(t.totalP50)}, proxy CPU ${f(t.cpuPerRequest)} ms/request` +
         `\n  translation adds ttfb p50 ${f(t.ttfbP50 - n.ttfbP50, 3)} ms (target < 1 ms), CPU per request x${f(t.cpuPerRequest / n.cpuPerRequest)} (${f((t.cpuPerRequest / n.cpuPerRequest - 1) * 100, 1)} %, target < 15 %)`,
     );
-    process.stdout.write(`\nSwitchyard proxy bench (${process.version}, ${new Date().toISOString()}, times in ms)\n${lines.join('\n')}\n`);
+    const { loadavg } = await import('node:os');
+    process.stdout.write(
+      `\nSwitchyard proxy bench (${process.version}, ${new Date().toISOString()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}, times in ms)\n${lines.join('\n')}\n`,
+    );
   } finally {
     sy.stop();
     minimal.stop();

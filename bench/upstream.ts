@@ -2,6 +2,7 @@
 // proxy and the upstream do not share an event loop. The requested model picks the behaviour:
 //   bench-delay-<ms>     JSON answer after <ms> milliseconds
 //   bench-stream-<n>     SSE stream of n chunks
+//   bench-ttfo-<ms>      SSE stream: a role chunk (no output) at once, the first text <ms> later, 20 more, [DONE]
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -26,6 +27,16 @@ const server = createServer((req, res) => {
       model = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: string }).model ?? model;
     } catch {
       // keep the default
+    }
+    const ttfo = /^bench-ttfo-(\d+)$/.exec(model);
+    if (ttfo) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
+      setTimeout(() => {
+        for (let i = 0; i < 21; i++) res.write(chunk(i));
+        res.end(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+      }, Number(ttfo[1]));
+      return;
     }
     const stream = /^bench-stream-(\d+)$/.exec(model);
     if (stream) {

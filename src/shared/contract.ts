@@ -111,6 +111,10 @@ export const timeoutsSchema = z
     connectMs: z.number().int().min(100).max(600_000).optional(),
     headersMs: z.number().int().min(1_000).max(86_400_000).optional(),
     idleMs: z.number().int().min(1_000).max(3_600_000).optional(),
+    /** Stream resilience (settings `streams.*`): 0 turns the deadline off for this connection. */
+    firstOutputMs: z.number().int().min(0).max(3_600_000).optional(),
+    contentStallMs: z.number().int().min(0).max(3_600_000).optional(),
+    attemptDeadlineMs: z.number().int().min(0).max(86_400_000).optional(),
   })
   .strict();
 

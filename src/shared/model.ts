@@ -130,6 +130,12 @@ export interface ConnectionTimeouts {
   connectMs?: number;
   headersMs?: number;
   idleMs?: number;
+  /** Time to the first model output of a stream (overrides `streams.firstOutputTimeoutMs`; 0 = off). */
+  firstOutputMs?: number;
+  /** Longest time without model output in a stream (overrides `streams.contentStallTimeoutMs`; 0 = off). */
+  contentStallMs?: number;
+  /** Hard limit on one streamed attempt (overrides `streams.attemptDeadlineMs`; 0 = off). */
+  attemptDeadlineMs?: number;
 }
 
 /** Runtime health of one connection (persisted on the connection row). */
@@ -429,7 +435,25 @@ export interface AttemptEntry {
   via?: 'pin' | 'lease' | null;
   /** The connection's egress IP when the attempt started (egress probe, SPEC §7c); null: not known. */
   egressIp?: string | null;
+  /** Streams: ms from sending the request to the first model output (text, tool call or thinking); null: none came. */
+  firstOutputMs?: number | null;
+  /** Streams: bytes of the upstream body read. */
+  bytes?: number | null;
+  /** Streams: SSE frames read (comments included), and how many of them carried model output. */
+  frames?: number | null;
+  outputFrames?: number | null;
+  /** Which stream watchdog abandoned the attempt, if one did. */
+  watchdog?: StreamWatchdog | null;
+  /** This attempt's broken answer was continued by a later attempt (mid-stream recovery). */
+  continuedElsewhere?: boolean;
+  /** This attempt continued an earlier attempt's answer: with an assistant prefill, or a "continue" turn. */
+  continuation?: 'prefill' | 'continue' | null;
+  /** The target refused the prefill (400), and the continuation was sent again as a "continue" turn. */
+  prefillRefused?: boolean;
 }
+
+/** The stream watchdogs: time to first output, content stall, throughput, the hard attempt deadline. */
+export type StreamWatchdog = 'first_output' | 'content_stall' | 'throughput' | 'attempt_deadline';
 
 export interface RequestLogEntry {
   id: string;

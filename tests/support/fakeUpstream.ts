@@ -47,9 +47,63 @@ export interface ScriptedResponse {
   /**
    * What happens once `chunks` are written: end the response (default), keep it open and send
    * nothing more until the client goes away (a mid-stream stall), or destroy the socket (a
-   * stream that dies mid-way).
+   * stream that dies mid-way; `cut` does the same once every chunk written has left, so the
+   * client surely read them first).
    */
-  afterChunks?: 'end' | 'stall' | 'destroy';
+  afterChunks?: 'end' | 'stall' | 'destroy' | 'cut';
+  /** A stream the test writes frame by frame (LiveStream): headers now, then whatever it sends. */
+  live?: LiveStream;
+}
+
+/**
+ * A streamed answer under the test's control, frame by frame: the fake sends the headers when the
+ * request arrives, then writes what `send` gives it, until `end` (a clean end), `cut` (the socket
+ * dies) or the client goes away. `attached` resolves when the request has arrived.
+ */
+export class LiveStream {
+  private res: ServerResponse | null = null;
+  private req: IncomingMessage | null = null;
+  private queue: string[] = [];
+  private onAttach!: () => void;
+  readonly attached: Promise<void> = new Promise((r) => (this.onAttach = r));
+  /** The request this stream answers (set once it arrived). */
+  request: RecordedRequest | null = null;
+
+  /** @internal the fake hands the response over */
+  attach(req: IncomingMessage, res: ServerResponse, rec: RecordedRequest): void {
+    this.req = req;
+    this.res = res;
+    this.request = rec;
+    for (const d of this.queue) res.write(d);
+    this.queue = [];
+    this.onAttach();
+  }
+
+  /** Writes frames (raw SSE text or Chunks) now, or as soon as the request arrives. */
+  send(...data: (string | Chunk)[]): this {
+    for (const d of data) {
+      const text = typeof d === 'string' ? d : d.data;
+      if (this.res) {
+        if (!this.res.destroyed) this.res.write(text);
+      } else this.queue.push(text);
+    }
+    return this;
+  }
+
+  /** Ends the response cleanly (whatever was sent is all there is). */
+  end(): void {
+    if (this.res && !this.res.destroyed) this.res.end();
+  }
+
+  /** The connection dies mid-stream. */
+  cut(): void {
+    this.req?.socket.destroy();
+  }
+
+  /** The proxy closed the connection (it gave up on this stream, or its client left). */
+  get closedByClient(): boolean {
+    return this.request?.clientClosed ?? false;
+  }
 }
 
 export type Responder = ScriptedResponse | ((req: RecordedRequest) => ScriptedResponse | undefined);
@@ -235,6 +289,12 @@ export class FakeUpstream {
     if (r.hang) return; // stays open until the client goes away
     const status = r.status ?? 200;
     const headers: Record<string, string> = { ...r.headers };
+    if (r.live) {
+      res.writeHead(status, { 'content-type': 'text/event-stream', ...headers });
+      res.flushHeaders();
+      r.live.attach(req, res, rec);
+      return; // stays open until the test ends or cuts it, or the client goes away
+    }
     if (r.chunks) {
       headers['content-type'] ??= 'text/event-stream';
       res.writeHead(status, headers);
@@ -248,6 +308,11 @@ export class FakeUpstream {
       if (r.afterChunks === 'stall') return; // stays open until the client goes away
       if (r.afterChunks === 'destroy') {
         req.socket.destroy();
+        return;
+      }
+      if (r.afterChunks === 'cut') {
+        // Close the connection gracefully (FIN after the written bytes) before the body is complete.
+        req.socket.end();
         return;
       }
       res.end();
@@ -463,4 +528,84 @@ function defaultResponse(rec: RecordedRequest): ScriptedResponse {
     };
   }
   return { status: 404, json: { error: { type: 'not_found_error', message: `fake upstream has no ${rec.path}` } } };
+}
+
+// ---- frame builders (streams scripted frame by frame) --------------------------------------------
+
+/** Anthropic Messages events, one builder per event. */
+export const anthropicEvents = {
+  messageStart: (model: string, id = 'msg_fake_live', inputTokens = 12) =>
+    sse('message_start', {
+      type: 'message_start',
+      message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: inputTokens, output_tokens: 1 } },
+    }),
+  textStart: (index = 0) => sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }),
+  text: (text: string, index = 0) => sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }),
+  thinkingStart: (index = 0) => sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+  thinking: (thinking: string, index = 0) => sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } }),
+  signature: (signature: string, index = 0) => sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature } }),
+  toolStart: (id: string, name: string, index = 0) => sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name, input: {} } }),
+  toolArgs: (json: string, index = 0) => sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json } }),
+  blockStop: (index = 0) => sse('content_block_stop', { type: 'content_block_stop', index }),
+  messageDelta: (stopReason = 'end_turn', outputTokens = 10) =>
+    sse('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: outputTokens } }),
+  messageStop: () => sse('message_stop', { type: 'message_stop' }),
+  ping: () => sse('ping', { type: 'ping' }),
+  error: (type: string, message: string) => sse('error', { type: 'error', error: { type, message } }),
+};
+
+/** A whole Anthropic text answer as events (message_start through message_stop). */
+export function anthropicText(model: string, pieces: string[], opts: { id?: string; outputTokens?: number } = {}): Chunk[] {
+  const e = anthropicEvents;
+  return [e.messageStart(model, opts.id), e.textStart(), ...pieces.map((p) => e.text(p)), e.blockStop(), e.messageDelta('end_turn', opts.outputTokens ?? pieces.length), e.messageStop()];
+}
+
+/** OpenAI Chat Completions chunks. */
+export const chatEvents = {
+  role: (model: string, id = 'chatcmpl-live') => sse(null, { id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
+  text: (model: string, content: string, id = 'chatcmpl-live') => sse(null, { id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta: { content }, finish_reason: null }] }),
+  reasoning: (model: string, reasoning: string, id = 'chatcmpl-live') =>
+    sse(null, { id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta: { reasoning_content: reasoning }, finish_reason: null }] }),
+  finish: (model: string, reason = 'stop', id = 'chatcmpl-live') => sse(null, { id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [{ index: 0, delta: {}, finish_reason: reason }] }),
+  usage: (model: string, prompt: number, completion: number, id = 'chatcmpl-live') =>
+    sse(null, { id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }),
+  error: (message: string, type = 'server_error', code: string | null = null) => sse(null, { error: { message, type, code } }),
+  done: () => sse(null, '[DONE]'),
+  comment: (text = 'keep-alive') => ({ data: `: ${text}\n\n` }) as Chunk,
+};
+
+/** A whole Chat text answer as chunks. */
+export function chatText(model: string, pieces: string[], opts: { id?: string; completionTokens?: number } = {}): Chunk[] {
+  const e = chatEvents;
+  return [e.role(model, opts.id), ...pieces.map((p) => e.text(model, p, opts.id)), e.finish(model, 'stop', opts.id), e.usage(model, 9, opts.completionTokens ?? pieces.length, opts.id), e.done()];
+}
+
+/** OpenAI Responses events (with sequence numbers from `seq`). */
+export function responsesEvents(model: string, id = 'resp_live') {
+  let seq = 0;
+  const ev = (type: string, body: Record<string, unknown>) => sse(type, { type, ...body, sequence_number: seq++ });
+  const response = (status: string, output: unknown[] = [], usage: unknown = null) => ({ id, object: 'response', created_at: 1_700_000_000, status, model, output, usage });
+  return {
+    created: () => ev('response.created', { response: response('in_progress') }),
+    /** The message item and its output_text part (what the SDK's accumulator needs before deltas). */
+    messageAdded: (index = 0, itemId = 'msg_live'): Chunk => ({
+      data:
+        ev('response.output_item.added', { output_index: index, item: { id: itemId, type: 'message', status: 'in_progress', role: 'assistant', content: [] } }).data +
+        ev('response.content_part.added', { item_id: itemId, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }).data,
+    }),
+    text: (delta: string, index = 0, itemId = 'msg_live') => ev('response.output_text.delta', { item_id: itemId, output_index: index, content_index: 0, delta }),
+    messageDone: (text: string, index = 0, itemId = 'msg_live') =>
+      ev('response.output_item.done', { output_index: index, item: { id: itemId, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] } }),
+    reasoningAdded: (index = 0) => ev('response.output_item.added', { output_index: index, item: { id: 'rs_live', type: 'reasoning', summary: [] } }),
+    reasoningDelta: (delta: string, index = 0) => ev('response.reasoning_summary_text.delta', { item_id: 'rs_live', output_index: index, summary_index: 0, delta }),
+    completed: (text: string, outputTokens = 5) =>
+      ev('response.completed', {
+        response: response('completed', [{ id: 'msg_live', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }], {
+          input_tokens: 10,
+          output_tokens: outputTokens,
+          total_tokens: 10 + outputTokens,
+        }),
+      }),
+    failed: (code: string, message: string) => ev('response.failed', { response: { ...response('failed'), error: { code, message } } }),
+  };
 }

@@ -56,6 +56,9 @@ export interface ConnectionForm {
   connectMs: string;
   headersMs: string;
   idleMs: string;
+  firstOutputMs: string;
+  contentStallMs: string;
+  attemptDeadlineMs: string;
   /** Outbound proxy URL as typed; on edit it starts as the stored (masked) form, '' = direct. */
   outboundProxy: string;
 }
@@ -113,6 +116,9 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
     connectMs: '',
     headersMs: '',
     idleMs: '',
+    firstOutputMs: '',
+    contentStallMs: '',
+    attemptDeadlineMs: '',
     outboundProxy: '',
   };
 }
@@ -158,6 +164,9 @@ export function formFromConnection(c: ConnectionView): ConnectionForm {
     connectMs: str(c.timeouts?.connectMs),
     headersMs: str(c.timeouts?.headersMs),
     idleMs: str(c.timeouts?.idleMs),
+    firstOutputMs: str(c.timeouts?.firstOutputMs),
+    contentStallMs: str(c.timeouts?.contentStallMs),
+    attemptDeadlineMs: str(c.timeouts?.attemptDeadlineMs),
     outboundProxy: c.outboundProxy ?? '',
   };
 }
@@ -224,7 +233,7 @@ interface Parsed {
 }
 
 const OVERRIDE_KEYS = ['maxConcurrent', 'modelConcurrency', 'maxWaitMs', 'executionMaxWaitMs', 'requestsPerMinute', 'minTimeMs'] as const;
-const TIMEOUT_KEYS = ['connectMs', 'headersMs', 'idleMs'] as const;
+const TIMEOUT_KEYS = ['connectMs', 'headersMs', 'idleMs', 'firstOutputMs', 'contentStallMs', 'attemptDeadlineMs'] as const;
 
 function parseForm(f: ConnectionForm, errors: FormErrors): Parsed {
   const info = KIND_INFO[f.kind];
@@ -292,6 +301,9 @@ function parseForm(f: ConnectionForm, errors: FormErrors): Parsed {
     connectMs: intIn(errors, 'timeouts.connectMs', f.connectMs, 100, 600_000),
     headersMs: intIn(errors, 'timeouts.headersMs', f.headersMs, 1_000, 86_400_000),
     idleMs: intIn(errors, 'timeouts.idleMs', f.idleMs, 1_000, 3_600_000),
+    firstOutputMs: intIn(errors, 'timeouts.firstOutputMs', f.firstOutputMs, 0, 3_600_000),
+    contentStallMs: intIn(errors, 'timeouts.contentStallMs', f.contentStallMs, 0, 3_600_000),
+    attemptDeadlineMs: intIn(errors, 'timeouts.attemptDeadlineMs', f.attemptDeadlineMs, 0, 86_400_000),
   };
 
   const outboundProxy = f.outboundProxy.trim();

@@ -15,7 +15,8 @@ export type SettingGroup =
   | 'routing'
   | 'claude'
   | 'combos'
-  | 'errorRules';
+  | 'errorRules'
+  | 'streams';
 
 export type SettingUnit = 'ms' | 's' | 'count' | 'bytes' | 'port' | 'points' | 'days';
 

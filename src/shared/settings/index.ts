@@ -9,12 +9,14 @@ import { errorRuleSettings } from './errorRules';
 import { proxySettings } from './proxy';
 import { resilienceSettings } from './resilience';
 import { sessionSettings } from './sessions';
+import { streamSettings } from './streams';
 
 export * from './define';
 export { providerQuotaOverrideSchema, type ProviderQuotaOverride } from './resilience';
 export { CLAUDE_CODE_CLIENT_ID } from './claude';
 export type { AutoWeights } from './combos';
 export * from './errorRules';
+export { DEFAULT_MODEL_DEADLINES, modelDeadlineSchema, type ModelDeadline } from './streams';
 
 export const settingDefs = {
   ...proxySettings,
@@ -24,6 +26,7 @@ export const settingDefs = {
   ...comboSettings,
   ...sessionSettings,
   ...errorRuleSettings,
+  ...streamSettings,
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingKey = keyof typeof settingDefs;
@@ -191,6 +194,7 @@ export const SETTING_GROUPS: { id: SettingGroup; label: string }[] = [
   { id: 'providerCooldown', label: 'Provider cooldown window gate' },
   { id: 'connectionCooldown', label: 'Connection cooldown' },
   { id: 'modelLockout', label: 'Model lockout' },
+  { id: 'streams', label: 'Stream resilience' },
   { id: 'requestQueue', label: 'Request queue' },
   { id: 'concurrency', label: 'Concurrency' },
   { id: 'combos', label: 'Combos' },

@@ -166,7 +166,7 @@ describe('inbound requests', () => {
     await fake.waitFor(() => fake.requests.length === 1 && fake.requests[0]!.clientClosed && fake.inFlight === 0);
     expect(fake.requests[0]!.clientClosed).toBe(true);
     release();
-    const log = await waitForLog(t, (e) => e.requestedModel === 'claude-x' && e.errorCode === 'stream_interrupted');
+    const log = await waitForLog(t, (e) => e.requestedModel === 'claude-x' && e.errorCode === 'client_closed_request');
     expect(log.status).toBe(200);
   });
 });

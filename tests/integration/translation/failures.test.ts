@@ -117,7 +117,8 @@ describe('translation failures and errors', () => {
     expect(e.attempts[0]).toMatchObject({ errorCode: 'stream_truncated' });
     const conn = await t.api.getConnection({ id: views[0]!.id });
     expect(conn.health.lastError).toMatch(/stop event/);
-    expect(conn.health.lastErrorType).toBe('stream_error');
+    // Truncation is a failure of the connection (it counts toward the breaker), never a success.
+    expect(conn.health.lastErrorType).toBe('stream_truncated');
   });
 
   it('turns an in-band error after commit into the inbound protocol error event', async () => {

@@ -49,6 +49,9 @@ const SPEC_DEFAULTS: [SettingKey, unknown, string][] = [
   ['requestQueue.executionMaxWaitMs', 600_000, 'R-RQ-05'],
   ['requestQueue.maxQueueDepth', 0, 'R-RQ-22'],
   ['requestQueue.autoEnableApiKeyProviders', true, 'R-RQ-23'],
+  ['streamRecovery.throughputWatchdog.enabled', false, 'R-TW-07'],
+  ['streamRecovery.enabled', false, 'R-GEN-01: opt-in'],
+  ['streamRecovery.midstream.enabled', false, 'R-GEN-01: opt-in'],
 ];
 
 /** Defaults the spec leaves open and ARCHITECTURE.md decides. */
@@ -59,6 +62,10 @@ const DECIDED_DEFAULTS: [SettingKey, unknown, string][] = [
   ['connectionCooldown.useUpstreamRetryHints', true, 'ARCHITECTURE: connection cooldown'],
   ['providerQuotaOverrides', [], 'ARCHITECTURE: Automatic = no entry'],
   ['rotation.rateLimitResetSeconds', null, 'R-CC-12: unset, the backoff applies'],
+  ['streams.firstOutputTimeoutMs', 60_000, 'ARCHITECTURE: stream resilience (fits reasoning models; thinking counts)'],
+  ['streams.contentStallTimeoutMs', 120_000, 'ARCHITECTURE: stream resilience'],
+  ['streams.attemptDeadlineMs', 1_800_000, 'ARCHITECTURE: stream resilience'],
+  ['streams.holdBackBytes', 65_536, 'ARCHITECTURE: stream resilience'],
 ];
 
 describe('built-in defaults', () => {

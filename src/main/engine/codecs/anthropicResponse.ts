@@ -8,6 +8,7 @@ import { anthropicToolId, argumentsObject, idBase } from './content';
 import { errorEventBody } from './errors';
 import { emptyUsage, mergeUsage, type IrContent, type IrResponse, type IrSink, type IrStop, type IrUsage, type IrWriter } from './ir';
 import { stopFromAnthropic, stopToAnthropic, usageFromAnthropic, usageToAnthropic } from './stops';
+import type { AnthropicState } from './clientState';
 import type { ResponseContext } from './types';
 
 // ---- reading an upstream Anthropic answer --------------------------------------------------------
@@ -55,6 +56,11 @@ export class AnthropicEventReader {
     if (f.error) {
       this.failed = true;
       return sink.error(f.error);
+    }
+    // A text delta read on the fast path (frame.ts): its text is all it carries.
+    if (f.deltaText !== null) {
+      if (f.deltaText) sink.text(f.deltaText);
+      return;
     }
     const j = f.json;
     if (!j) return;
@@ -166,13 +172,51 @@ export class AnthropicEventWriter implements IrWriter {
   private open: { kind: BlockKind; index: number } | null = null;
   private readonly toolIndex = new Map<number, number>();
   private hasTools = false;
+  private tools = 0;
   private stopReason: IrStop | null = null;
   private stopSequence: string | null = null;
+  private textSoFar = '';
+  private readonly trackText: boolean;
   readonly usageSoFar: IrUsage = emptyUsage();
 
-  constructor(private readonly ctx: ResponseContext) {
+  /** `resume`: continue a stream the client has been reading (clientState.ts), after what it was sent. */
+  constructor(
+    private readonly ctx: ResponseContext,
+    resume?: AnthropicState,
+  ) {
     this.id = `msg_${idBase(null, ctx.requestId)}`;
     this.model = ctx.model;
+    this.trackText = ctx.trackText === true;
+    if (resume) {
+      this.started = resume.started;
+      this.id = resume.id;
+      this.model = resume.model || ctx.model;
+      this.next = resume.next;
+      this.open = resume.open && resume.openIndex !== null ? { kind: resume.open, index: resume.openIndex } : null;
+      this.hasTools = resume.tools > 0;
+      this.tools = resume.tools;
+      this.textSoFar = resume.text;
+      mergeUsage(this.usageSoFar, resume.usage);
+    }
+  }
+
+  snapshot(): AnthropicState {
+    return {
+      shape: 'anthropic-messages',
+      text: this.textSoFar,
+      open: this.open?.kind ?? null,
+      tools: this.tools,
+      stopped: this.stopReason !== null,
+      done: this.done,
+      usage: { ...this.usageSoFar },
+      started: this.started,
+      id: this.id,
+      model: this.model,
+      next: this.next,
+      openIndex: this.open?.index ?? null,
+      stopReason: this.stopReason,
+      stopSequence: this.stopSequence,
+    };
   }
 
   take(): string {
@@ -226,6 +270,7 @@ export class AnthropicEventWriter implements IrWriter {
   text(text: string): void {
     if (this.done || text === '') return;
     if (this.open?.kind !== 'text') this.openBlock('text', { type: 'text', text: '' });
+    if (this.trackText) this.textSoFar += text;
     this.out += `event: content_block_delta\ndata: {"type":"content_block_delta","index":${this.open!.index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`;
   }
 
@@ -249,6 +294,7 @@ export class AnthropicEventWriter implements IrWriter {
   toolStart(key: number, id: string, name: string): void {
     if (this.done) return;
     this.hasTools = true;
+    this.tools++;
     const index = this.openBlock('tool', { type: 'tool_use', id: anthropicToolId(id), name, input: {} });
     this.toolIndex.set(key, index);
   }

@@ -8,6 +8,7 @@ import { idBase, isObject } from './content';
 import { errorEventBody } from './errors';
 import { emptyUsage, mergeUsage, type IrContent, type IrResponse, type IrSink, type IrStop, type IrUsage, type IrWriter } from './ir';
 import { stopFromChat, stopToChat, usageFromChat, usageToChat } from './stops';
+import type { ChatState, OpenBlock } from './clientState';
 import type { ResponseContext } from './types';
 
 const argsText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
@@ -69,6 +70,11 @@ export class ChatChunkReader {
       this.done = true;
       if (!this.started) this.begin(null, null, sink);
       return sink.finish();
+    }
+    // A content delta read on the fast path (frame.ts), once the stream has begun: its text is all it carries.
+    if (f.deltaText !== null && this.started) {
+      if (f.deltaText) sink.text(f.deltaText);
+      return;
     }
     const j = f.json;
     if (!j) return;
@@ -159,18 +165,60 @@ export class ChatChunkWriter implements IrWriter {
   private head = '';
   private id: string;
   private model: string;
-  private readonly created: number;
+  private created: number;
   private readonly includeUsage: boolean;
   private readonly ordinal = new Map<number, number>();
+  private tools = 0;
   private stopReason: IrStop | null = null;
+  private textSoFar = '';
+  private open: OpenBlock = null;
+  private readonly trackText: boolean;
   readonly usageSoFar: IrUsage = emptyUsage();
 
-  constructor(private readonly ctx: ResponseContext) {
+  /** `resume`: continue a stream the client has been reading (clientState.ts), after what it was sent. */
+  constructor(
+    private readonly ctx: ResponseContext,
+    resume?: ChatState,
+  ) {
     this.id = `chatcmpl-${idBase(null, ctx.requestId)}`;
     this.model = ctx.model;
     this.created = Math.floor(ctx.now / 1000);
     const so = ctx.request.stream_options;
     this.includeUsage = isObject(so) && so.include_usage === true;
+    this.trackText = ctx.trackText === true;
+    if (resume) {
+      this.id = resume.id;
+      this.model = resume.model || ctx.model;
+      this.created = resume.created;
+      this.tools = resume.tools;
+      this.textSoFar = resume.text;
+      this.open = resume.open;
+      mergeUsage(this.usageSoFar, resume.usage);
+      if (resume.started) {
+        this.started = true;
+        this.head = this.headFor();
+      }
+    }
+  }
+
+  snapshot(): ChatState {
+    return {
+      shape: 'openai-chat',
+      text: this.textSoFar,
+      open: this.open,
+      tools: this.tools,
+      stopped: this.stopReason !== null,
+      done: this.done,
+      usage: { ...this.usageSoFar },
+      started: this.started,
+      id: this.id,
+      model: this.model,
+      created: this.created,
+    };
+  }
+
+  private headFor(): string {
+    return `{"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(this.model)},"choices":[{"index":0,"delta":`;
   }
 
   take(): string {
@@ -189,7 +237,7 @@ export class ChatChunkWriter implements IrWriter {
     this.started = true;
     if (id) this.id = `chatcmpl-${idBase(id, this.ctx.requestId)}`;
     if (model) this.model = model;
-    this.head = `{"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(this.model)},"choices":[{"index":0,"delta":`;
+    this.head = this.headFor();
     this.chunk('{"role":"assistant","content":""}');
   }
 
@@ -200,23 +248,35 @@ export class ChatChunkWriter implements IrWriter {
   text(text: string): void {
     if (this.done || text === '') return;
     this.ensureStarted();
+    this.open = 'text';
+    if (this.trackText) this.textSoFar += text;
     this.chunk(`{"content":${JSON.stringify(text)}}`);
   }
 
   reasoning(text: string): void {
     if (this.done) return;
     this.ensureStarted();
+    this.open = 'thinking';
     this.chunk(`{"reasoning_content":${JSON.stringify(text)}}`);
   }
 
-  signature(): void {}
+  /**
+   * A signed reasoning frame keeps the reasoning alive on the client's side as an empty
+   * `reasoning_content` delta; the signature itself is never forwarded (R-CC-33).
+   */
+  signature(): void {
+    if (this.done) return;
+    this.ensureStarted();
+    this.chunk('{"reasoning_content":""}');
+  }
 
   redacted(): void {}
 
   toolStart(key: number, id: string, name: string): void {
     if (this.done) return;
     this.ensureStarted();
-    const n = this.ordinal.size;
+    this.open = 'tool';
+    const n = this.tools++;
     this.ordinal.set(key, n);
     this.chunk(`{"tool_calls":[{"index":${n},"id":${JSON.stringify(id)},"type":"function","function":{"name":${JSON.stringify(name)},"arguments":""}}]}`);
   }
@@ -242,7 +302,7 @@ export class ChatChunkWriter implements IrWriter {
     if (this.done) return;
     this.ensureStarted();
     this.done = true;
-    this.chunk('{}', stopToChat(this.stopReason ?? 'end_turn', this.ordinal.size > 0));
+    this.chunk('{}', stopToChat(this.stopReason ?? 'end_turn', this.tools > 0));
     if (this.includeUsage) {
       this.out += `data: {"id":${JSON.stringify(this.id)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(this.model)},"choices":[],"usage":${JSON.stringify(usageToChat(this.usageSoFar))}}\n\n`;
     }

@@ -10,12 +10,18 @@ import { ChatChunkReader, ChatChunkWriter, readChatCompletion, writeChatCompleti
 import { translateError } from './errors';
 import type { IrRequest } from './ir';
 import { readResponsesRequest } from './responsesRequest';
+import { ResponsesEventReader } from './responsesEvents';
 import { ResponsesEventWriter, writeResponse } from './responsesResponse';
-import { Translator, type InboundSide, type UpstreamSide } from './translator';
+import type { ClientState } from './clientState';
+import type { ResponseContext } from './types';
+import { Translator, type ClientWriter, type InboundSide, type UpstreamReader, type UpstreamSide } from './translator';
 import type { Codec, RequestOptions, UpstreamShape } from './types';
 
 export { CodecError } from './codecError';
 export type { CodecErrorCode } from './codecError';
+export type { ClientState } from './clientState';
+export { continuable, trackerFor, type StateTracker } from './clientState';
+export type { ClientWriter, UpstreamReader } from './translator';
 export type {
   Codec,
   RequestOptions,
@@ -84,4 +90,27 @@ export function codecFor(inbound: ApiShape, upstream: UpstreamShape): Codec | nu
 /** The upstream endpoint a translated request goes to. */
 export function upstreamEndpointOf(codec: Codec): 'messages' | 'chat' {
   return codec.upstream === 'anthropic-messages' ? 'messages' : 'chat';
+}
+
+/** A reader of an upstream stream of any shape into the neutral model (continuations are read through it). */
+export function upstreamReaderFor(shape: ApiShape, ctx: ResponseContext): UpstreamReader {
+  if (shape === 'anthropic-messages') return new AnthropicEventReader();
+  if (shape === 'openai-chat') return new ChatChunkReader(ctx);
+  return new ResponsesEventReader();
+}
+
+/**
+ * The inbound writer for a shape, resumed after what the client has been sent (`state`), or fresh
+ * when `state` is null: its events continue the client's stream (no second message_start, the
+ * next block index and sequence number).
+ */
+export function clientWriterFor(shape: ApiShape, ctx: ResponseContext, state: ClientState | null): ClientWriter {
+  switch (shape) {
+    case 'anthropic-messages':
+      return new AnthropicEventWriter(ctx, state?.shape === shape ? state : undefined);
+    case 'openai-chat':
+      return new ChatChunkWriter(ctx, state?.shape === shape ? state : undefined);
+    case 'openai-responses':
+      return new ResponsesEventWriter(ctx, state?.shape === shape ? state : undefined);
+  }
 }

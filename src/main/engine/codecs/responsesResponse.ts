@@ -11,6 +11,7 @@ import { openaiCode } from './errors';
 import { emptyUsage, mergeUsage, type IrResponse, type IrStop, type IrUsage, type IrWriter } from './ir';
 import { toEnvelope } from './reasoningEnvelope';
 import { stopToResponses, usageToResponses } from './stops';
+import type { ResponsesState } from './clientState';
 import type { ResponseContext } from './types';
 
 /** The request settings a Response echoes, as JSON members (serialised once per response). */
@@ -105,7 +106,7 @@ export class ResponsesEventWriter implements IrWriter {
   private respId: string;
   private base: string;
   private model: string;
-  private readonly createdAt: number;
+  private createdAt: number;
   private readonly echo: string;
   private readonly encrypted: boolean;
   /** Finished items, serialised once, by output index. */
@@ -115,15 +116,63 @@ export class ResponsesEventWriter implements IrWriter {
   private readonly tools = new Map<number, Item>();
   private last: Item | null = null;
   private stopReason: IrStop | null = null;
+  private toolCount = 0;
+  private textSoFar = '';
+  private readonly trackText: boolean;
   readonly usageSoFar: IrUsage = emptyUsage();
 
-  constructor(private readonly ctx: ResponseContext) {
+  /** `resume`: continue a stream the client has been reading (clientState.ts), after what it was sent. */
+  constructor(
+    private readonly ctx: ResponseContext,
+    resume?: ResponsesState,
+  ) {
     this.base = idBase(null, ctx.requestId);
     this.respId = `resp_${this.base}`;
     this.model = ctx.model;
     this.createdAt = Math.floor(ctx.now / 1000);
     this.echo = echoMembers(ctx.request);
     this.encrypted = wantsEncrypted(ctx.request);
+    this.trackText = ctx.trackText === true;
+    if (resume) {
+      this.seq = resume.seq;
+      this.started = resume.started;
+      this.respId = resume.respId;
+      this.base = resume.base;
+      this.model = resume.model || ctx.model;
+      this.createdAt = resume.createdAt;
+      this.finished.push(...resume.items);
+      this.toolCount = resume.tools;
+      this.textSoFar = resume.text;
+      mergeUsage(this.usageSoFar, resume.usage);
+      const m = resume.message;
+      if (m) {
+        while (this.finished.length <= m.index) this.finished.push('');
+        this.message = { kind: 'message', index: m.index, id: m.id, parts: [...m.parts], callId: '', name: '', key: -1, signature: null, redacted: null };
+        this.last = this.message;
+      }
+    }
+  }
+
+  snapshot(): ResponsesState {
+    const m = this.message;
+    return {
+      shape: 'openai-responses',
+      text: this.textSoFar,
+      open: m ? 'text' : this.thinking ? 'thinking' : this.tools.size > 0 ? 'tool' : null,
+      tools: this.toolCount,
+      stopped: this.stopReason !== null,
+      done: this.done,
+      usage: { ...this.usageSoFar },
+      started: this.started,
+      respId: this.respId,
+      base: this.base,
+      model: this.model,
+      createdAt: this.createdAt,
+      seq: this.seq,
+      items: [...this.finished],
+      message: m ? { id: m.id, index: m.index, parts: [...m.parts] } : null,
+      stopReason: this.stopReason,
+    };
   }
 
   take(): string {
@@ -242,6 +291,7 @@ export class ResponsesEventWriter implements IrWriter {
     }
     const m = this.message;
     m.parts.push(text);
+    if (this.trackText) this.textSoFar += text;
     this.ev('response.output_text.delta', `"item_id":${JSON.stringify(m.id)},"output_index":${m.index},"content_index":0,"delta":${JSON.stringify(text)},"logprobs":[]`);
   }
 
@@ -287,6 +337,7 @@ export class ResponsesEventWriter implements IrWriter {
     this.closeMessage();
     this.closeThinking();
     const t = this.newItem('tool', 'fc');
+    this.toolCount++;
     t.callId = id;
     t.name = name;
     t.key = key;

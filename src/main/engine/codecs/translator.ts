@@ -3,6 +3,7 @@
 // (nothing is held back beyond the event being translated).
 import type { ShapedError } from '../streams/errorEvents';
 import type { Frame } from '../streams/frame';
+import type { ClientState } from './clientState';
 import type { IrResponse, IrSink, IrUsage, IrWriter } from './ir';
 import type { ResponseContext, ResponseTranslator, StreamEnd, TranslatedUsage } from './types';
 
@@ -16,14 +17,16 @@ export interface UpstreamSide {
   reader(ctx: ResponseContext): UpstreamReader;
 }
 
+export type ClientWriter = IrWriter & { readonly usageSoFar: IrUsage; snapshot(): ClientState };
+
 export interface InboundSide {
   writeJson(r: IrResponse, ctx: ResponseContext): Record<string, unknown>;
-  writer(ctx: ResponseContext): IrWriter & { readonly usageSoFar: IrUsage };
+  writer(ctx: ResponseContext): ClientWriter;
 }
 
 export class Translator implements ResponseTranslator {
   private readonly reader: UpstreamReader;
-  private readonly writer: IrWriter & { readonly usageSoFar: IrUsage };
+  private readonly writer: ClientWriter;
   private jsonUsage: IrUsage | null = null;
   private failed = false;
   private ended: StreamEnd | null = null;
@@ -67,5 +70,9 @@ export class Translator implements ResponseTranslator {
   usage(): TranslatedUsage {
     const u = this.jsonUsage ?? this.writer.usageSoFar;
     return { inputTokens: u.input, outputTokens: u.output };
+  }
+
+  clientState(): ClientState {
+    return this.writer.snapshot();
   }
 }

@@ -1,6 +1,7 @@
 // The codec interface the pipeline calls. A codec translates one inbound API shape to one upstream
 // wire protocol and back; native pairs have none (codecFor returns null) and stay byte-for-byte.
 import type { ShapedError } from '../streams/errorEvents';
+import type { ClientState } from './clientState';
 import type { Frame } from '../streams/frame';
 import type { ApiShape } from '../streams/shape';
 
@@ -36,6 +37,8 @@ export interface ResponseContext {
   now: number;
   /** The proxy's request id: the base for ids the upstream did not provide. */
   requestId: string;
+  /** Keep the visible text sent so far in the client state (for mid-stream recovery). */
+  trackText?: boolean;
 }
 
 export interface StreamEnd {
@@ -67,6 +70,8 @@ export interface ResponseTranslator {
    */
   fail(e: ShapedError): string;
   usage(): TranslatedUsage;
+  /** What the client has been sent so far (to end or resume its stream). */
+  clientState(): ClientState;
 }
 
 export interface Codec {

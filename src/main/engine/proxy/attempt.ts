@@ -13,13 +13,18 @@ import type { ConnectionRegistry } from '../connections/registry';
 import type { SecretRedactor } from '../logger';
 import type { UpstreamFailure } from '../resilience/port';
 import type { Target } from '../routing/target';
+import type { ResolvedSettings } from '../settings/resolve';
 import { readBodyText, toTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/client';
 import { buildUpstreamHeaders, upstreamTarget } from '../upstream/headers';
 import type { TimeoutResolver } from '../upstream/timeouts';
 import { BodyReader, type FirstChunk, type ResponseBody } from './bodyReader';
+import { continuingDispatch, type Continuation } from './continuing';
+import { AttemptWatch, holdBack } from './holdBack';
 import type { InboundCall } from './inbound';
+import { streamPolicyFor } from './streamPolicy';
 import { errorMessageFrom, leadingStreamError } from './streamErrors';
-import { translatingDispatch, upstreamRequestOf } from './translation';
+import { translatingDispatch, upstreamRequestOf, upstreamShapeOf } from './translation';
+import type { UpstreamStream } from './upstreamStream';
 
 /** Abort reasons of a request's signal: the client went away, or an execution budget ran out. */
 export const CLIENT_GONE = new Error('client closed the connection');
@@ -35,6 +40,8 @@ export interface AttemptContext {
   readonly extraHeaders: Record<string, string>;
   /** The request-log entry of this attempt; interceptors may annotate it. */
   readonly entry: AttemptEntry;
+  /** Set when this attempt continues a broken answer the client is reading (mid-stream recovery). */
+  readonly continuation?: Continuation | null;
 }
 
 /** An upstream error response as it may be relayed to the client. */
@@ -44,11 +51,14 @@ export interface RelayableResponse {
   body: string;
 }
 
-/** A 2xx response whose first body chunk has arrived; nothing has reached the client yet. */
-export interface ReadyResponse<R extends ResponseBody = ResponseBody> {
+/**
+ * A 2xx response worth committing: a stream whose first progress frame (or hold-back budget) has
+ * arrived, or another body's first chunk. Nothing has reached the client yet.
+ */
+export interface ReadyResponse<R extends ResponseBody | UpstreamStream = ResponseBody | UpstreamStream> {
   status: number;
   headers: Record<string, string>;
-  /** The body commit.ts streams: the upstream's own (BodyReader) or a translated one. */
+  /** A stream read as frames (UpstreamStream, delivered by clientStream.ts), or a body commit.ts pipes (BodyReader, a translated answer). */
   reader: R;
   /** The first chunk, or the end of an empty body. */
   first: Exclude<FirstChunk, { kind: 'error' }>;
@@ -57,13 +67,13 @@ export interface ReadyResponse<R extends ResponseBody = ResponseBody> {
   firstByteAt: number;
 }
 
-export type AttemptOutcome<R extends ResponseBody = ResponseBody> =
+export type AttemptOutcome<R extends ResponseBody | UpstreamStream = ResponseBody | UpstreamStream> =
   | { kind: 'ready'; response: ReadyResponse<R> }
   | { kind: 'failed'; failure: UpstreamFailure; response: RelayableResponse | null; ttfbMs: number | null }
   | { kind: 'aborted' }
   | { kind: 'execution_timeout' };
 
-export type Dispatch<R extends ResponseBody = ResponseBody> = (ctx: AttemptContext) => Promise<AttemptOutcome<R>>;
+export type Dispatch<R extends ResponseBody | UpstreamStream = ResponseBody | UpstreamStream> = (ctx: AttemptContext) => Promise<AttemptOutcome<R>>;
 export type AttemptInterceptor = (next: Dispatch) => Dispatch;
 
 /** Wraps `base` in the interceptors, the first one outermost. */
@@ -80,6 +90,8 @@ export interface UpstreamCallDeps {
   /** Scrubs known secrets out of upstream error text before it is stored or relayed. */
   redactor: SecretRedactor;
   clock: Clock;
+  /** The resolved settings (stream deadlines and recovery switches). */
+  settings: { readonly snapshot: ResolvedSettings };
 }
 
 const flatHeaders = (h: UpstreamResponse['headers']): Record<string, string> => {
@@ -91,16 +103,24 @@ const flatHeaders = (h: UpstreamResponse['headers']): Record<string, string> => 
   return out;
 };
 
-const abortedOutcome = (signal: AbortSignal): AttemptOutcome<BodyReader> | null =>
+const abortedOutcome = (signal: AbortSignal): { kind: 'aborted' } | { kind: 'execution_timeout' } | null =>
   !signal.aborted ? null : signal.reason === EXECUTION_EXPIRED ? { kind: 'execution_timeout' } : { kind: 'aborted' };
 
-/** The innermost dispatch: the translation step around one HTTP call to the target's connection. */
+/**
+ * The innermost dispatch: a continuation's request body (when the attempt continues a broken
+ * answer), the translation step, and one HTTP call to the target's connection.
+ */
 export function upstreamDispatch(deps: UpstreamCallDeps): Dispatch {
-  return translatingDispatch(deps, httpDispatch(deps));
+  return continuingDispatch(translatingDispatch(deps, httpDispatch(deps)));
 }
 
+const isEventStream = (headers: Record<string, string>) => {
+  const ct = headers['content-type'];
+  return ct === undefined || ct.includes('event-stream');
+};
+
 /** One HTTP call: the body (native bytes or the translation) to the target's endpoint. */
-function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader> {
+function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader | UpstreamStream> {
   return async (ctx) => {
     const { call, target, signal, stream } = ctx;
     const { conn } = target;
@@ -116,6 +136,10 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader> {
       const message = 'the outbound proxy of this connection cannot be decrypted on this machine; enter it again';
       return { kind: 'failed', failure: { kind: 'network', status: null, headers: {}, body: '', message }, response: null, ttfbMs: null };
     }
+    // A stream's watchdogs start with the request: time to first output includes the wait for headers.
+    const policy = stream ? streamPolicyFor(deps.settings.snapshot, target) : null;
+    const watch = policy ? new AttemptWatch(deps.clock, policy, signal) : null;
+    watch?.watch.start();
     let upstream: UpstreamResponse;
     try {
       upstream = await deps.upstream.request({
@@ -123,15 +147,21 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader> {
         method: 'POST',
         headers,
         body,
-        signal,
+        signal: watch ? watch.signal : signal,
         connectTimeoutMs: timeouts.connectMs,
         headersTimeoutMs: target.headersTimeoutMs ?? timeouts.headersMs,
         idleTimeoutMs: timeouts.idleMs,
         proxy: deps.registry.outboundProxyOf(conn),
       });
     } catch (err) {
+      watch?.watch.stop();
       const a = abortedOutcome(signal);
       if (a) return a;
+      const fired = watch?.fired;
+      if (fired) {
+        ctx.entry.watchdog = fired.watchdog;
+        return { kind: 'failed', failure: { kind: 'stall', status: null, headers: {}, body: '', message: fired.message }, response: null, ttfbMs: null };
+      }
       const te = toTransportError(err);
       return {
         kind: 'failed',
@@ -142,7 +172,24 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader> {
     }
 
     const resHeaders = flatHeaders(upstream.headers);
-    if (upstream.status < 200 || upstream.status >= 300) {
+    const is2xx = upstream.status >= 200 && upstream.status < 300;
+    if (watch && policy && is2xx && isEventStream(resHeaders)) {
+      // A stream is held back until its first model output (holdBack.ts).
+      return holdBack(deps, {
+        shape: upstreamShapeOf(call, target),
+        native: !translated,
+        status: upstream.status,
+        headers: resHeaders,
+        body: upstream.body,
+        t0,
+        watch,
+        policy,
+        entry: ctx.entry,
+        aborted: () => abortedOutcome(signal),
+      });
+    }
+    watch?.watch.stop();
+    if (!is2xx) {
       // An upstream that quotes the key back ("Incorrect API key provided: sk-...") must not hand it
       // to the agent, the connection's last error or the dashboard: scrub before anything reads it.
       const text = deps.redactor.scrub(await readBodyText(upstream.body));
@@ -162,8 +209,8 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader> {
       };
     }
 
-    // 2xx: hold the client response until the first body chunk, so a stream that dies or stalls
-    // before producing anything can still fail over.
+    // Any other 2xx (a JSON answer): hold the client response until the first body chunk, so a
+    // body that dies before producing anything can still fail over.
     const reader = new BodyReader(upstream.body);
     const first = await reader.first();
     const firstByteAt = deps.clock.monotonic();

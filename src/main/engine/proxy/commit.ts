@@ -1,11 +1,12 @@
-// Committing a ready upstream response to the client: the status and the upstream's headers (minus
-// hop-by-hop ones, plus what served it), then the body streamed with backpressure while its token
-// usage is read from the head and tail. What happens when the stream breaks after commit is the
-// pipeline's decision; this only reports it.
+// Committing a ready non-stream upstream response to the client (streams go through
+// clientStream.ts): the status and the upstream's headers (minus hop-by-hop ones, plus what served
+// it), then the body piped with backpressure while its token usage is read from the head and tail.
+// What happens when the body breaks after commit is delivery.ts's decision; this only reports it.
 import { HOP_BY_HOP } from '../upstream/headers';
 import { UsageTap } from '../upstream/usage';
 import type { Target } from '../routing/target';
 import type { ReadyResponse } from './attempt';
+import type { ResponseBody } from './bodyReader';
 import type { InboundCall } from './inbound';
 import { servedHeaders } from './requestRecord';
 
@@ -13,7 +14,7 @@ export type CommitResult =
   | { completed: true; inputTokens: number | null; outputTokens: number | null }
   | { completed: false; inputTokens: number | null; outputTokens: number | null; error: unknown };
 
-export async function commitResponse(call: InboundCall, target: Target, ready: ReadyResponse): Promise<CommitResult> {
+export async function commitResponse(call: InboundCall, target: Target, ready: ReadyResponse<ResponseBody>): Promise<CommitResult> {
   const res = call.res;
   const out: Record<string, string> = {};
   for (const k in ready.headers) if (!HOP_BY_HOP.has(k)) out[k] = ready.headers[k]!;

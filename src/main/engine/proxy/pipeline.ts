@@ -4,9 +4,11 @@
 // and move on. When a walk over a combo serves nothing, the combo wait policy may have the request
 // wait out a short cooldown and walk again. Each concern lives in its own module: routing/plan.ts
 // (combo or model resolution, and order), routing/combos/ (strategies, the context-length rule,
-// the wait policy), attempt.ts (the upstream call and its interceptors), commit.ts (streaming to
-// the client), requestRecord.ts (the log row and the single final answer), unserved.ts (the
-// answer when nothing served). Failover only ever happens before the first byte reaches the client.
+// the wait policy), attempt.ts (the upstream call and its interceptors; holdBack.ts keeps a stream
+// from the client until its first model output), delivery.ts (the client's stream, the outcome
+// report, and continuing a broken answer on the next target), requestRecord.ts (the log row and
+// the single final answer), unserved.ts (the answer when nothing served). Before commit a failure
+// fails over invisibly; after it, only a continuation spliced onto the client's stream can help.
 import type { AdmissionPort, AdmissionLease } from '../admission/port';
 import { AdmissionError, NEVER_ABORTED } from '../admission/port';
 import { sleep, type Clock } from '../clock';
@@ -24,7 +26,7 @@ import type { TargetSelector } from '../routing/selector';
 import type { SessionRouting } from '../routing/sessionRouting';
 import type { Target } from '../routing/target';
 import type { SettingsService } from '../settings/settingsService';
-import { toTransportError, type UpstreamClient } from '../upstream/client';
+import type { UpstreamClient } from '../upstream/client';
 import type { TimeoutResolver } from '../upstream/timeouts';
 import {
   CLIENT_GONE,
@@ -34,11 +36,10 @@ import {
   type AttemptInterceptor,
   type Dispatch,
 } from './attempt';
-import { commitResponse } from './commit';
+import { abandonContinuation, deliver, reopensEarly } from './delivery';
 import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
 import { RequestRecord } from './requestRecord';
-import { endWithStreamError } from './streamErrors';
 import { refusalFor } from './translation';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 
@@ -162,6 +163,8 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
   }
 
   if (request.clientGone) return record.aborted();
+  // A broken answer no target could continue: the client's stream ends with an error event.
+  if (abandonContinuation(walk, record)) return;
   // The last tried target had nowhere to fail over to.
   if (walk.last && record.lastAttempt) record.lastAttempt.failedOver = false;
   answerUnserved(deps, record, plan, walk);
@@ -177,8 +180,10 @@ async function walkTargets(
   walk: Walk,
 ): Promise<'done' | 'next' | 'stop'> {
   const maxAttempts = plan.combo?.options.maxAttempts ?? deps.settings.values['proxy.maxAttempts'];
-  for (const target of plan.order) {
+  for (let i = 0; i < plan.order.length; i++) {
+    const target = plan.order[i]!;
     if (request.signal.aborted) return 'stop';
+    if (walk.spent.has(target)) continue;
     // Can this target take the request in its protocol? (translation.ts)
     const refusal = refusalFor(call, target);
     if (refusal?.kind === 'estimate') {
@@ -206,7 +211,8 @@ async function walkTargets(
     if (lease === null) continue;
     walk.roundAttempts++;
     const step = await runAttempt(deps, call, target, lease, request, record, walk);
-    if (step !== 'next') return step;
+    if (step === 'again') i--; // R-TW-10: the same connection once more
+    else if (step !== 'next') return step;
   }
   return 'next';
 }
@@ -252,12 +258,14 @@ async function lastResort(
     }
     return 'next';
   }
-  return runAttempt(deps, call, target, lease, request, record, walk, true);
+  const step = await runAttempt(deps, call, target, lease, request, record, walk, true);
+  return step === 'again' ? 'next' : step;
 }
 
 /** How long to wait before walking a combo's targets again (R-SQ-16/23), or null to answer now. */
 function cooldownWait(deps: PipelineDeps, call: InboundCall, plan: RoutePlan, walk: Walk): number | null {
-  if (!plan.combo || walk.countTokensUnsupported) return null;
+  // A client already reading a stream is not kept waiting on a cooldown.
+  if (!plan.combo || walk.countTokensUnsupported || walk.streams.client?.committed) return null;
   const v = deps.settings.values;
   const now = deps.clock.now();
   const d = decideWait({
@@ -334,10 +342,11 @@ async function admit(
 }
 
 /**
- * One attempt on an admitted target: dispatch, then commit or record the failure. 'done' = the
- * request is answered; 'next' = fail over; 'stop' = no further target may help. Whatever happens
- * (including a throw), the lease is released and an attempt without an outcome gives back
- * anything beginAttempt claimed (the half-open probe).
+ * One attempt on an admitted target: dispatch, then deliver or record the failure. 'done' = the
+ * request is answered; 'next' = fail over (or go on continuing a broken answer); 'again' = the same
+ * target once more (R-TW-10); 'stop' = no further target may help. Whatever happens (including a
+ * throw), the lease is released and an attempt without an outcome gives back anything
+ * beginAttempt claimed (the half-open probe).
  */
 async function runAttempt(
   deps: PipelineDeps,
@@ -348,7 +357,7 @@ async function runAttempt(
   record: RequestRecord,
   walk: Walk,
   asLastResort = false,
-): Promise<'done' | 'next' | 'stop'> {
+): Promise<'done' | 'next' | 'again' | 'stop'> {
   const { resilience, clock } = deps;
   const entry = record.startAttempt(target, lease.queuedMs);
   if (asLastResort) entry.lastResort = true;
@@ -356,31 +365,13 @@ async function runAttempt(
   const unwatch = request.watchBudget(lease);
   let reported = false;
   try {
-    const outcome = await dispatchFor(deps)({ call, target, stream: record.stream, signal: request.signal, extraHeaders: {}, entry });
+    const ctx = { call, target, stream: record.stream, signal: request.signal, extraHeaders: {}, entry, continuation: walk.streams.continuation };
+    const outcome = await dispatchFor(deps)(ctx);
     switch (outcome.kind) {
-      case 'ready': {
+      case 'ready':
         unwatch(); // the execution budget ends when the response starts: it never cuts one in progress (R-RQ-06)
-        const ready = outcome.response;
-        entry.ttfbMs = ready.ttfbMs;
-        deps.latency.record(target.conn.id, clock.now(), ready.ttfbMs, true);
-        resilience.onSuccess(target, clock.now(), { ttfbMs: ready.ttfbMs });
         reported = true;
-        deps.admission.observe(target, null, null);
-        const committed = await commitResponse(call, target, ready);
-        if (!committed.completed && !request.clientGone) {
-          const te = toTransportError(committed.error);
-          resilience.onFailure(
-            target,
-            { kind: te.kind === 'idle_timeout' ? 'stall' : 'stream_error', status: null, headers: {}, body: '', message: te.message },
-            clock.now(),
-          );
-          endWithStreamError(call.res, call.protocol, ready.headers['content-type'] ?? '', te.message);
-        }
-        entry.status = call.res.statusCode;
-        entry.durationMs = Math.round(clock.monotonic() - t0);
-        record.committed(target, ready.firstByteAt, committed);
-        return 'done';
-      }
+        return await deliver(deps, call, target, outcome.response, record, walk, ctx, t0);
       case 'aborted':
         entry.errorClass = 'client_aborted';
         return 'stop';
@@ -388,6 +379,7 @@ async function runAttempt(
         entry.errorClass = 'execution_timeout';
         entry.errorCode = 'RATE_LIMIT_EXECUTION_TIMEOUT';
         entry.durationMs = Math.round(clock.monotonic() - t0);
+        if (abandonContinuation(walk, record)) return 'done';
         record.fail(new ProxyError(504, 'RATE_LIMIT_EXECUTION_TIMEOUT', 'the upstream request ran past its execution budget (executionMaxWaitMs)', { retryAfterMs: 1_000 }), target);
         return 'done';
       case 'failed': {
@@ -408,6 +400,7 @@ async function runAttempt(
         entry.errorMessage = failure.message.slice(0, 500);
         entry.ttfbMs = outcome.ttfbMs;
         walk.last = { failure, verdict, response: outcome.response };
+        if (reopensEarly(deps, target, failure, walk, ctx)) return 'again';
         walk.spent.add(target);
         // A prompt too long for this model may still fit a larger window (the context-length rule).
         if (!verdict.failover && !walk.context.note(target, failure)) return 'stop';

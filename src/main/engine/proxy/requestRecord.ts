@@ -12,7 +12,6 @@ import type { RelayableResponse } from './attempt';
 import type { CommitResult } from './commit';
 import { ProxyError, sendProxyError } from './errors';
 import type { InboundCall } from './inbound';
-import { StreamFailure } from './translatedBody';
 
 export interface RecordDeps {
   clock: Clock;
@@ -166,8 +165,20 @@ export class RequestRecord {
     return this.attempts[this.attempts.length - 1];
   }
 
-  /** The response was streamed to the client (completely or not). */
+  /** A non-stream response was piped to the client (completely or not). */
   committed(target: Target, firstByteAt: number, r: CommitResult): void {
+    this.served(target, firstByteAt, r, r.completed ? null : { code: 'stream_interrupted', message: 'the response stream ended early' });
+  }
+
+  /**
+   * A stream reached the client (clientStream.ts): `target` wrote its last part, `usage` sums every
+   * delivered attempt, `end` says why it did not end cleanly (null: it did).
+   */
+  streamed(target: Target, commitAt: number, usage: { inputTokens: number | null; outputTokens: number | null }, end: { code: string; message: string } | null): void {
+    this.served(target, commitAt, usage, end);
+  }
+
+  private served(target: Target, firstByteAt: number, usage: { inputTokens: number | null; outputTokens: number | null }, end: { code: string; message: string } | null): void {
     const e = this.entry();
     e.status = this.call.res.statusCode;
     served(e, target);
@@ -177,18 +188,11 @@ export class RequestRecord {
       Object.assign(row, { outcome: 'served', reason: null, status: e.status });
     }
     e.ttfbMs = Math.round(firstByteAt - this.call.startMono);
-    e.inputTokens = r.inputTokens;
-    e.outputTokens = r.outputTokens;
-    if (!r.completed) {
-      // A translated stream says why (stream_truncated, upstream_stream_error); others were cut.
-      const why = r.error instanceof StreamFailure ? r.error : null;
-      e.errorCode = why?.code ?? 'stream_interrupted';
-      e.errorMessage = why?.message ?? 'the response stream ended early';
-      const a = this.lastAttempt;
-      if (a && why) {
-        a.errorCode = why.code;
-        a.errorMessage = why.message.slice(0, 500);
-      }
+    e.inputTokens = usage.inputTokens;
+    e.outputTokens = usage.outputTokens;
+    if (end) {
+      e.errorCode = end.code;
+      e.errorMessage = end.message.slice(0, 500);
     }
     this.append(e);
   }

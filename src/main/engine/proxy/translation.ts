@@ -10,8 +10,8 @@ import type { SecretRedactor } from '../logger';
 import type { Exclusion, UpstreamFailure } from '../resilience/port';
 import type { Target } from '../routing/target';
 import { inboundShapeOf, upstreamShapeFor } from '../routing/upstreamShape';
+import type { ResolvedSettings } from '../settings/resolve';
 import type { InbandError } from '../streams/errorStatus';
-import { FrameReader } from '../streams/frames';
 import { jsonOutcome } from '../streams/jsonOutcome';
 import type { ApiShape } from '../streams/shape';
 import { toTransportError } from '../upstream/client';
@@ -20,7 +20,9 @@ import type { AttemptOutcome, Dispatch, ReadyResponse, RelayableResponse } from 
 import { rewriteModel } from './body';
 import type { BodyReader } from './bodyReader';
 import type { InboundCall } from './inbound';
-import { TranslatedJson, TranslatedStream } from './translatedBody';
+import { streamPolicyFor } from './streamPolicy';
+import { TranslatedJson } from './translatedBody';
+import { UpstreamStream } from './upstreamStream';
 
 /** The largest non-stream upstream answer read for translation (a long answer is well under 1 MiB). */
 export const TRANSLATED_ANSWER_LIMIT = 32 * 1024 * 1024;
@@ -112,6 +114,7 @@ export function upstreamRequestOf(call: InboundCall, target: Target): { body: Bu
 export interface TranslationDeps {
   clock: Clock;
   redactor: SecretRedactor;
+  settings: { readonly snapshot: ResolvedSettings };
 }
 
 /**
@@ -120,7 +123,7 @@ export interface TranslationDeps {
  * translated body (an error inside it into a failed attempt that can fail over), an error answer
  * into the inbound error shape (the failure itself keeps the upstream's words for the classifier).
  */
-export function translatingDispatch(deps: TranslationDeps, next: Dispatch<BodyReader>): Dispatch {
+export function translatingDispatch(deps: TranslationDeps, next: Dispatch<BodyReader | UpstreamStream>): Dispatch {
   return async (ctx) => {
     const codec = codecOf(ctx.call, ctx.target);
     if (!codec) return next(ctx);
@@ -172,13 +175,13 @@ class AttemptTranslation {
     private readonly codec: Codec,
     private readonly call: InboundCall,
     private readonly target: Target,
-    private readonly ready: ReadyResponse<BodyReader>,
+    private readonly ready: ReadyResponse<BodyReader | UpstreamStream>,
   ) {
     this.upstream = codec.upstream;
   }
 
-  private translator() {
-    return this.codec.response({ request: this.call.json, model: this.target.model, now: this.deps.clock.now(), requestId: this.call.requestId });
+  private translator(trackText = false) {
+    return this.codec.response({ request: this.call.json, model: this.target.model, now: this.deps.clock.now(), requestId: this.call.requestId, trackText });
   }
 
   /** A failed attempt for an error the upstream reported inside a 2xx (body or stream). */
@@ -204,6 +207,7 @@ class AttemptTranslation {
   /** A non-stream answer: read whole (bounded), an error body fails the attempt, else translated. */
   async json(): Promise<AttemptOutcome> {
     const { reader, first } = this.ready;
+    if (reader instanceof UpstreamStream) return this.broken('network', 'the upstream answered a request without a stream as a stream');
     const read = await reader.readAll(first.kind === 'chunk' ? first.chunk : null, TRANSLATED_ANSWER_LIMIT);
     if (!read.ok) {
       if ('tooLarge' in read) {
@@ -232,37 +236,27 @@ class AttemptTranslation {
     return this.readyWith(new TranslatedJson(buf, translator.usage()), headers, { kind: 'end' });
   }
 
-  /** A stream: its first chunk read into frames (an error there fails the attempt), the rest translated as it comes. */
+  /**
+   * A stream: held back and checked as frames already (holdBack.ts), so it only gets its
+   * translator and the inbound protocol's headers. A JSON answer to a streaming request is an error
+   * (or a server that ignored `stream`): read whole, it fails the attempt.
+   */
   async stream(): Promise<AttemptOutcome> {
     const { reader, first } = this.ready;
-    const ct = this.ready.headers['content-type'] ?? '';
-    if (ct.includes('json')) {
-      // A JSON answer to a streaming request is an error (or a server that ignored `stream`).
-      const read = await reader.readAll(first.kind === 'chunk' ? first.chunk : null, TRANSLATED_ANSWER_LIMIT);
-      const text = read.ok ? read.body.toString('utf8') : '';
-      let parsed: unknown = null;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = null;
-      }
-      const e = jsonOutcome(this.upstream, parsed).error ?? { status: 502, type: 'api_error', code: null, message: 'the upstream answered a streaming request without a stream' };
-      return this.inband('stream_error', e, text);
+    if (reader instanceof UpstreamStream) {
+      reader.translator = this.translator(streamPolicyFor(this.deps.settings.snapshot, this.target).midstream);
+      const headers = clientHeaders(this.ready.headers, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+      return this.readyWith(reader, headers, first);
     }
-    if (first.kind !== 'chunk') {
-      reader.destroy();
-      return this.inband('stream_error', { status: 502, type: 'api_error', code: null, message: 'the upstream ended the stream before sending anything' }, '');
+    const read = await reader.readAll(first.kind === 'chunk' ? first.chunk : null, TRANSLATED_ANSWER_LIMIT);
+    const text = read.ok ? read.body.toString('utf8') : '';
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
     }
-    const frames = new FrameReader(this.upstream);
-    const head = frames.push(first.chunk);
-    const bad = head.frames.find((f) => f.error);
-    if (bad?.error) {
-      reader.destroy();
-      return this.inband('stream_error', bad.error, bad.data);
-    }
-    const scrub = (s: string) => this.deps.redactor.scrub(s);
-    const body = new TranslatedStream(reader, frames, this.translator(), head.frames, scrub);
-    const headers = clientHeaders(this.ready.headers, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    return this.readyWith(body, headers, first);
+    const e = jsonOutcome(this.upstream, parsed).error ?? { status: 502, type: 'api_error', code: null, message: 'the upstream answered a streaming request without a stream' };
+    return this.inband('stream_error', e, text);
   }
 }

@@ -13,6 +13,7 @@ import { excludedAnswer, type WaitRefusal } from '../routing/combos/waitPolicy';
 import type { ComboPlan, RoutePlan } from '../routing/plan';
 import type { Target } from '../routing/target';
 import type { RelayableResponse } from './attempt';
+import { newStreamWalk, type StreamWalk } from './delivery';
 import { ProxyError } from './errors';
 import type { RequestRecord } from './requestRecord';
 
@@ -38,6 +39,8 @@ export interface Walk {
   context: ContextFallback;
   /** The first target whose protocol could not express the request, and why (translation.ts). */
   untranslatable?: CodecError;
+  /** The client's stream and the answer being continued, if any (delivery.ts). */
+  streams: StreamWalk;
 }
 
 export const newWalk = (catalog: ModelCatalog): Walk => ({
@@ -51,6 +54,7 @@ export const newWalk = (catalog: ModelCatalog): Walk => ({
   lastResortUsed: false,
   waitRefused: null,
   context: new ContextFallback(catalog),
+  streams: newStreamWalk(),
 });
 
 /** A new walk over the same targets after a wait: exclusions and spent targets are read afresh. */

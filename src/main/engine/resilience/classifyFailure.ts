@@ -34,7 +34,9 @@ export type FailureReason =
   | 'timeout'
   | 'network_error'
   | 'stream_stall'
-  | 'stream_error';
+  | 'stream_error'
+  | 'stream_truncated'
+  | 'empty_response';
 
 /** Which layer a failure belongs to (SPEC overview: provider / connection / model; or only this request). */
 export type FailureScope = 'provider' | 'connection' | 'model' | 'request';
@@ -191,6 +193,24 @@ export function classifyFailure(f: UpstreamFailure, now: number, metering: Meter
           reason: 'stream_stall',
           scope: 'connection',
           cooldown: { kind: 'stall' },
+          tripsBreaker: false,
+          countsForWindowGate: false,
+          modelScopable: false,
+        },
+      );
+    case 'truncated':
+      // The upstream cut its answer short (no terminal event): a break in the provider's service,
+      // like a reset connection, so it counts toward the breaker and outlier ejection.
+      return providerLevel({ status: null, hint: null }, 'stream_truncated', true);
+    case 'empty':
+      // A stream that ended properly with nothing in it: this request's answer was lost; the
+      // account is fine. Recorded, and the request fails over.
+      return verdict(
+        { status: null, hint: null },
+        {
+          reason: 'empty_response',
+          scope: 'connection',
+          cooldown: { kind: 'record' },
           tripsBreaker: false,
           countsForWindowGate: false,
           modelScopable: false,

@@ -7,7 +7,13 @@ import type { RetryHint } from './retryHints';
 
 /** One failed upstream attempt, as the classifier sees it. */
 export interface UpstreamFailure {
-  kind: 'http' | 'connect_timeout' | 'headers_timeout' | 'idle_timeout' | 'network' | 'stall' | 'stream_error';
+  /**
+   * `stall`: no model output in time (a watchdog or the idle timeout); `truncated`: the stream
+   * ended without its protocol's terminal event; `empty`: it ended properly with no output at all;
+   * `stream_error`: an in-band error frame (with its status) or, status null, a committed stream
+   * that broke.
+   */
+  kind: 'http' | 'connect_timeout' | 'headers_timeout' | 'idle_timeout' | 'network' | 'stall' | 'stream_error' | 'truncated' | 'empty';
   /** HTTP status for kind "http" (also for an error event at the start of a 200 stream, mapped). */
   status: number | null;
   /** Response headers, lower-case names. */

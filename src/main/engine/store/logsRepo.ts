@@ -1,6 +1,6 @@
 // proxy_logs (one row per request) and proxy_log_attempts (one row per upstream attempt).
 // Rows are written in batches by the RequestLog service; reads page by the request sequence.
-import type { AffinityTrace, AttemptEntry, ComboTrace, InboundProtocol, LeaseTrace, LogsPage, RequestLogEntry, SkipEntry } from '../../../shared/model';
+import type { AffinityTrace, AttemptEntry, ComboTrace, InboundProtocol, LeaseTrace, LogsPage, RequestLogEntry, SkipEntry, StreamWatchdog } from '../../../shared/model';
 import { jsonTooDeep } from '../../../shared/jsonBounds';
 import type { Db } from './db';
 import { readJsonColumn, UnreadableRows } from './unreadableRows';
@@ -56,7 +56,17 @@ interface AttemptRow {
   last_resort: number;
   via: string | null;
   egress_ip?: string | null;
+  first_output_ms?: number | null;
+  bytes?: number | null;
+  frames?: number | null;
+  output_frames?: number | null;
+  watchdog?: string | null;
+  continued_elsewhere?: number;
+  continuation?: string | null;
+  prefill_refused?: number;
 }
+
+const WATCHDOGS: ReadonlySet<string> = new Set<StreamWatchdog>(['first_output', 'content_stall', 'throughput', 'attempt_deadline']);
 
 const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
   attempt: r.attempt,
@@ -78,6 +88,14 @@ const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
   ...(r.last_resort === 1 ? { lastResort: true } : {}),
   ...(r.via === 'pin' || r.via === 'lease' ? { via: r.via } : {}),
   egressIp: r.egress_ip ?? null,
+  firstOutputMs: r.first_output_ms ?? null,
+  bytes: r.bytes ?? null,
+  frames: r.frames ?? null,
+  outputFrames: r.output_frames ?? null,
+  watchdog: r.watchdog && WATCHDOGS.has(r.watchdog) ? (r.watchdog as StreamWatchdog) : null,
+  ...(r.continued_elsewhere === 1 ? { continuedElsewhere: true } : {}),
+  continuation: r.continuation === 'prefill' || r.continuation === 'continue' ? r.continuation : null,
+  ...(r.prefill_refused === 1 ? { prefillRefused: true } : {}),
 });
 
 /** The dropped-fields column: a JSON list of strings; anything else reads as none. */
@@ -153,8 +171,9 @@ export const LOG_WRITE_SQL = [
      output_tokens, skipped, combo, session)
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
-     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort, via, egress_ip)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort, via, egress_ip,
+     first_output_ms, bytes, frames, output_frames, watchdog, continued_elsewhere, continuation, prefill_refused)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   'DELETE FROM proxy_logs WHERE started_at < ?',
   'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
   'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
@@ -220,6 +239,14 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
         a.lastResort ? 1 : 0,
         a.via ?? null,
         a.egressIp ?? null,
+        a.firstOutputMs ?? null,
+        a.bytes ?? null,
+        a.frames ?? null,
+        a.outputFrames ?? null,
+        a.watchdog ?? null,
+        a.continuedElsewhere ? 1 : 0,
+        a.continuation ?? null,
+        a.prefillRefused ? 1 : 0,
       ]);
     }
   }

@@ -234,4 +234,21 @@ export const migrations: Migration[] = [
       ALTER TABLE proxy_log_attempts ADD COLUMN egress_ip TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'stream resilience figures per attempt',
+    // Per streamed attempt: time to first model output, bytes and frames read (and how many were
+    // output), which watchdog ended it, and mid-stream recovery (continued elsewhere / continued
+    // an earlier answer, and how).
+    sql: `
+      ALTER TABLE proxy_log_attempts ADD COLUMN first_output_ms INTEGER;
+      ALTER TABLE proxy_log_attempts ADD COLUMN bytes INTEGER;
+      ALTER TABLE proxy_log_attempts ADD COLUMN frames INTEGER;
+      ALTER TABLE proxy_log_attempts ADD COLUMN output_frames INTEGER;
+      ALTER TABLE proxy_log_attempts ADD COLUMN watchdog TEXT;
+      ALTER TABLE proxy_log_attempts ADD COLUMN continued_elsewhere INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE proxy_log_attempts ADD COLUMN continuation TEXT;
+      ALTER TABLE proxy_log_attempts ADD COLUMN prefill_refused INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -1,8 +1,14 @@
 // One SSE frame of an upstream stream, typed and classified for its API shape: is it model output
 // (text, a tool call starting or its arguments), reasoning progress, metadata, the protocol's
 // terminal event, an in-band error, or malformed. The stream-resilience logic reads the flags; the
-// codecs read `json` (parsed once, here) and re-emit; native passthrough forwards the original
-// bytes and uses frames only to decide.
+// codecs read `json` and re-emit; native passthrough forwards the original bytes and uses frames
+// only to decide.
+//
+// The hot frames — Anthropic text / thinking / tool-argument deltas and Chat content deltas, which
+// are nearly all of a stream — are classified from their text without JSON.parse (their shape is
+// fixed: a cheap prefix and substring check, then the one string is read out). Their `json` is
+// parsed only when something asks for it (a translator does; a native passthrough never does),
+// so a native stream pays for parsing only its few other frames.
 import type { InbandError } from './errorStatus';
 import { errorFromObject } from './errorStatus';
 import type { ApiShape } from './shape';
@@ -28,8 +34,13 @@ export interface Frame {
   readonly data: string;
   /** The text of a comment line (`: keep-alive`), null for events. */
   readonly comment: string | null;
-  /** The parsed data; null for comments, `[DONE]` and malformed data. */
+  /** The parsed data (parsed on first read); null for comments, `[DONE]` and malformed data. */
   readonly json: any;
+  /**
+   * The text of a frame read on the fast path (a text delta and nothing else), so a reader that
+   * needs only the text skips the JSON; null otherwise (read `json`).
+   */
+  readonly deltaText: string | null;
   /** `type` of the JSON (Anthropic, Responses); 'chunk' or '[DONE]' for Chat; '' otherwise. */
   readonly type: string;
   readonly kind: FrameKind;
@@ -245,37 +256,161 @@ function classifyResponses(d: Draft, j: any, event: string | null): void {
   }
 }
 
+const UNPARSED: unique symbol = Symbol('unparsed');
+
+function parseObject(data: string): any {
+  try {
+    const j = JSON.parse(data);
+    return j !== null && typeof j === 'object' && !Array.isArray(j) ? j : null;
+  } catch {
+    return null;
+  }
+}
+
+class SseFrame implements Frame {
+  readonly comment = null;
+  readonly output: boolean;
+  readonly kind: FrameKind;
+  readonly type: string;
+  readonly textChars: number;
+  readonly toolStart: boolean;
+  readonly toolArgChars: number;
+  readonly reasoning: boolean;
+  readonly terminal: boolean;
+  readonly stopReason: string | null;
+  readonly error: InbandError | null;
+  readonly usage: FrameUsage | null;
+  private parsed: any;
+
+  constructor(
+    readonly shape: ApiShape,
+    readonly event: string | null,
+    readonly data: string,
+    json: any,
+    d: Draft,
+    malformed: boolean,
+    readonly deltaText: string | null = null,
+  ) {
+    this.parsed = json;
+    this.output = d.textChars > 0 || d.toolStart || d.toolArgChars > 0;
+    this.kind = d.error ? 'error' : malformed ? 'malformed' : this.output ? 'output' : d.reasoning ? 'reasoning' : d.terminal ? 'terminal' : 'meta';
+    this.type = d.type;
+    this.textChars = d.textChars;
+    this.toolStart = d.toolStart;
+    this.toolArgChars = d.toolArgChars;
+    this.reasoning = d.reasoning;
+    this.terminal = d.terminal;
+    this.stopReason = d.stopReason;
+    this.error = d.error;
+    this.usage = d.usage;
+  }
+
+  get json(): any {
+    if (this.parsed === UNPARSED) this.parsed = parseObject(this.data);
+    return this.parsed;
+  }
+}
+
 function finish(shape: ApiShape, event: string | null, data: string, json: any, d: Draft, malformed: boolean): Frame {
-  const output = d.textChars > 0 || d.toolStart || d.toolArgChars > 0;
-  const kind: FrameKind = d.error
-    ? 'error'
-    : malformed
-      ? 'malformed'
-      : output
-        ? 'output'
-        : d.reasoning
-          ? 'reasoning'
-          : d.terminal
-            ? 'terminal'
-            : 'meta';
-  return {
-    shape,
-    event,
-    data,
-    comment: null,
-    json,
-    type: d.type,
-    kind,
-    textChars: d.textChars,
-    toolStart: d.toolStart,
-    toolArgChars: d.toolArgChars,
-    reasoning: d.reasoning,
-    output,
-    terminal: d.terminal,
-    stopReason: d.stopReason,
-    error: d.error,
-    usage: d.usage,
-  };
+  return new SseFrame(shape, event, data, json, d, malformed);
+}
+
+/**
+ * Reads the JSON string that starts at `from` (just after its opening quote) when it ends the
+ * data exactly as `closing` says; null when it does not (the frame is read the slow way).
+ */
+function stringAt(data: string, from: number, closing: string): string | null {
+  const str = stringEnd(data, from);
+  if (str === null || data.length - str.end - 1 !== closing.length || !data.endsWith(closing)) return null;
+  const raw = data.slice(from, str.end);
+  if (!str.escaped) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return null;
+  }
+}
+
+const ANTHROPIC_DELTA = '{"type":"content_block_delta","index":';
+const DELTA_KINDS: [string, 'text' | 'thinking' | 'tool'][] = [
+  ['"delta":{"type":"text_delta","text":"', 'text'],
+  ['"delta":{"type":"thinking_delta","thinking":"', 'thinking'],
+  ['"delta":{"type":"input_json_delta","partial_json":"', 'tool'],
+];
+
+function blankDraft(type: string): Draft {
+  return { type, textChars: 0, toolStart: false, toolArgChars: 0, reasoning: false, terminal: false, stopReason: null, error: null, usage: null };
+}
+
+/** An Anthropic text, thinking or tool-argument delta, read without JSON.parse; null when it is any other frame. */
+function fastAnthropic(event: string | null, data: string): Frame | null {
+  if ((event !== null && event !== 'content_block_delta') || !data.startsWith(ANTHROPIC_DELTA)) return null;
+  for (const [marker, kind] of DELTA_KINDS) {
+    const at = data.indexOf(marker, ANTHROPIC_DELTA.length);
+    if (at < 0) continue;
+    const text = stringAt(data, at + marker.length, '}}');
+    if (text === null) return null;
+    const d = blankDraft('content_block_delta');
+    if (kind === 'text') d.textChars = text.length;
+    else if (kind === 'tool') d.toolArgChars = text.length;
+    else d.reasoning = true;
+    return new SseFrame('anthropic-messages', event, data, UNPARSED, d, false, kind === 'text' ? text : null);
+  }
+  return null;
+}
+
+const CHAT_CONTENT = '"choices":[{"index":0,"delta":{"content":"';
+/** What may follow a content-only delta in its choice (logprobs either side of finish_reason). */
+const CHAT_CHOICE_ENDS = ['},"finish_reason":null}]', '},"logprobs":null,"finish_reason":null}]', '},"finish_reason":null,"logprobs":null}]'];
+
+/** The end of the JSON string that starts at `from` (index of its closing quote), and whether it has escapes. */
+function stringEnd(data: string, from: number): { end: number; escaped: boolean } | null {
+  for (let i = from; ; ) {
+    const q = data.indexOf('"', i);
+    if (q < 0) return null;
+    let bs = 0;
+    for (let k = q - 1; k >= from && data.charCodeAt(k) === 92 /* backslash */; k--) bs++;
+    if (bs % 2 === 0) {
+      const b = data.indexOf('\\', from);
+      return { end: q, escaped: b >= 0 && b < q };
+    }
+    i = q + 1;
+  }
+}
+
+/**
+ * A Chat chunk whose only news is content text in its one choice, read without JSON.parse: the
+ * choice is exactly `{"index":0,"delta":{"content":"…"}, [logprobs,] "finish_reason":null}` and
+ * nothing after the choices carries usage or an error. Null for any other chunk.
+ */
+function fastChat(data: string): Frame | null {
+  const at = data.indexOf(CHAT_CONTENT);
+  if (at < 0) return null;
+  const from = at + CHAT_CONTENT.length;
+  const str = stringEnd(data, from);
+  if (str === null) return null;
+  const after = str.end + 1;
+  let rest = -1;
+  for (const e of CHAT_CHOICE_ENDS) {
+    if (data.startsWith(e, after)) {
+      rest = after + e.length;
+      break;
+    }
+  }
+  if (rest < 0) return null;
+  const tail = data.slice(rest);
+  if (tail.includes('"usage":{') || tail.includes('"error"')) return null;
+  let text = data.slice(from, str.end);
+  if (str.escaped) {
+    try {
+      text = JSON.parse(`"${text}"`) as string;
+    } catch {
+      return null;
+    }
+  }
+  const d = blankDraft('chunk');
+  d.textChars = text.length;
+  return new SseFrame('openai-chat', null, data, UNPARSED, d, false, text);
 }
 
 /** Classifies one SSE event of the given shape. Never throws: bad JSON is a `malformed` frame. */
@@ -296,6 +431,8 @@ export function classifyFrame(shape: ApiShape, event: string | null, data: strin
     d.terminal = true;
     return finish(shape, event, data, null, d, false);
   }
+  const fast = shape === 'anthropic-messages' ? fastAnthropic(event, data) : shape === 'openai-chat' ? fastChat(data) : null;
+  if (fast) return fast;
   let json: any = null;
   try {
     json = JSON.parse(data);
@@ -322,6 +459,7 @@ export function commentFrame(shape: ApiShape, text: string): Frame {
     data: '',
     comment: text,
     json: null,
+    deltaText: null,
     type: '',
     kind: 'comment',
     textChars: 0,

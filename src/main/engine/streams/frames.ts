@@ -1,8 +1,10 @@
 // The incremental frame reader: upstream body chunks in, typed frames out. Bytes are decoded with
-// one streaming TextDecoder (a UTF-8 character split across chunks is held until its last byte
-// arrives) and parsed by eventsource-parser (LF, CR and CRLF line endings, multi-line data,
-// comments). Each push says whether that chunk carried model output, so a native passthrough can
-// forward the original bytes and still know when output started.
+// one streaming StringDecoder (a UTF-8 character split across chunks is held until its last byte
+// arrives; Node's native decoder, faster per chunk than TextDecoder; a leading BOM is dropped) and
+// parsed by eventsource-parser (LF, CR and CRLF line endings, multi-line data, comments). Each
+// push says whether that chunk carried model output, so a native passthrough can forward the
+// original bytes and still know when output started.
+import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { InbandError } from './errorStatus';
 import { classifyFrame, commentFrame, type Frame, type FrameUsage } from './frame';
@@ -37,7 +39,8 @@ export function frameToSse(f: Frame): string {
 const EMPTY: PushResult = Object.freeze({ frames: [], output: false, progress: false, terminal: false, error: null }) as PushResult;
 
 export class FrameReader {
-  private readonly decoder = new TextDecoder('utf-8');
+  private readonly decoder = new StringDecoder('utf8');
+  private atStart = true;
   private readonly parser: EventSourceParser;
   private pending: Frame[] = [];
   private ended = false;
@@ -47,6 +50,7 @@ export class FrameReader {
   private _error: InbandError | null = null;
   private _frames = 0;
   private _outputFrames = 0;
+  private _stopReason: string | null = null;
   private _inputTokens: number | null = null;
   private _outputTokens: number | null = null;
 
@@ -60,7 +64,12 @@ export class FrameReader {
   /** Feeds one upstream body chunk; returns the frames it completed. */
   push(chunk: Uint8Array | string): PushResult {
     if (this.ended) return EMPTY;
-    const text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
+    let text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk as Buffer);
+    if (this.atStart && text) {
+      // A UTF-8 byte-order mark is not part of the stream (TextDecoder's behaviour).
+      this.atStart = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
     if (text) this.parser.feed(text);
     return this.collect();
   }
@@ -71,7 +80,7 @@ export class FrameReader {
    */
   end(): PushResult {
     if (this.ended) return EMPTY;
-    const rest = this.decoder.decode();
+    const rest = this.decoder.end();
     this.parser.feed(`${rest}\n\n`);
     this.ended = true;
     return this.collect();
@@ -99,6 +108,10 @@ export class FrameReader {
   get outputFrameCount(): number {
     return this._outputFrames;
   }
+  /** The latest stop / finish reason a frame carried, in the upstream's words. */
+  get stopReason(): string | null {
+    return this._stopReason;
+  }
   /** The latest usage the stream reported (Anthropic: message_start then message_delta; OpenAI: the usage chunk). */
   get usage(): FrameUsage {
     return { inputTokens: this._inputTokens, outputTokens: this._outputTokens };
@@ -122,6 +135,7 @@ export class FrameReader {
       if (f.reasoning) this._sawReasoning = true;
       if (f.terminal) terminal = true;
       if (f.error && !error) error = f.error;
+      if (f.stopReason !== null) this._stopReason = f.stopReason;
       if (f.usage) {
         if (f.usage.inputTokens !== null) this._inputTokens = f.usage.inputTokens;
         if (f.usage.outputTokens !== null) this._outputTokens = f.usage.outputTokens;

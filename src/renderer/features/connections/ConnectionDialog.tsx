@@ -420,6 +420,9 @@ export function ConnectionDialog({
             {text('connectMs', 'timeouts.connectMs', 'Connect timeout (ms)', { inputMode: 'numeric', placeholder: 'global setting', hint: '100–600000' })}
             {text('headersMs', 'timeouts.headersMs', 'Response headers timeout (ms)', { inputMode: 'numeric', placeholder: 'global setting', hint: '1000–86400000' })}
             {text('idleMs', 'timeouts.idleMs', 'Stream idle timeout (ms)', { inputMode: 'numeric', placeholder: 'global setting', hint: '1000–3600000' })}
+            {text('firstOutputMs', 'timeouts.firstOutputMs', 'Time to first output (ms)', { inputMode: 'numeric', placeholder: 'global setting', hint: '0 (off)–3600000; thinking counts as output' })}
+            {text('contentStallMs', 'timeouts.contentStallMs', 'Content stall timeout (ms)', { inputMode: 'numeric', placeholder: 'global setting', hint: '0 (off)–3600000; heartbeats do not count' })}
+            {text('attemptDeadlineMs', 'timeouts.attemptDeadlineMs', 'Hard attempt deadline (ms)', { inputMode: 'numeric', placeholder: 'global setting', hint: '0 (off)–86400000' })}
             {text('maxWaitMs', 'rateLimitOverrides.maxWaitMs', 'Queue wait limit (ms)', { inputMode: 'numeric', placeholder: 'global setting' })}
             {text('executionMaxWaitMs', 'rateLimitOverrides.executionMaxWaitMs', 'Execution wait limit (ms)', { inputMode: 'numeric', placeholder: 'global setting' })}
             {text('requestsPerMinute', 'rateLimitOverrides.requestsPerMinute', 'Requests per minute', { inputMode: 'numeric', placeholder: 'no limit' })}

@@ -10,6 +10,7 @@ import { useServerNow } from '../../hooks/useNow';
 import { formatClock, formatMs, formatRemaining } from '../../lib/format';
 import { STRATEGY_INFO } from '../../lib/comboStrategies';
 import { describeErrorType, SKIP_REASONS } from '../../lib/reasons';
+import { describeStream } from '../../lib/streamWords';
 import { translationLabel } from '../../lib/translation';
 import { describeAffinity, describeLease, SESSION_SOURCE_LABELS, shortSession } from '../../lib/sessionWords';
 import type { ComboTrace, RequestLogEntry, SkipReason } from '../../../shared/model';
@@ -109,7 +110,9 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
         <p className="muted">No upstream was called.</p>
       ) : (
         <DataTable label="Attempts" columns={['#', 'Connection', 'Model', 'Status', 'Outcome', 'Queued', 'First byte', 'Total']} compact>
-          {e.attempts.map((a) => (
+          {e.attempts.map((a, i) => {
+            const sw = describeStream(a, e.attempts[i + 1]);
+            return (
             <tr key={a.attempt}>
               <td className="tabular">{a.attempt}</td>
               <td>
@@ -138,17 +141,21 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
                   <>
                     {describeErrorType(a.errorClass)}
                     {a.errorMessage && <div className="muted small">{a.errorMessage}</div>}
-                    {a.failedOver && <div className="small warn-text">failed over to the next connection</div>}
+                    {sw.watchdog && <div className="small warn-text" data-testid="attempt-watchdog">{sw.watchdog}</div>}
+                    {a.failedOver && !a.continuedElsewhere && <div className="small warn-text">failed over to the next connection</div>}
                   </>
                 ) : (
                   <span className="ok-text">served</span>
                 )}
+                {sw.continuation && <div className="small" data-testid="attempt-continuation">{sw.continuation}</div>}
+                {sw.figures && <div className="muted small" data-testid="attempt-stream">{sw.figures}</div>}
               </td>
               <td className="tabular">{formatMs(a.queuedMs)}</td>
               <td className="tabular">{formatMs(a.ttfbMs)}</td>
               <td className="tabular">{formatMs(a.durationMs)}</td>
             </tr>
-          ))}
+            );
+          })}
         </DataTable>
       )}
       <h4>Skipped</h4>
