@@ -248,16 +248,8 @@ async function lastResort(
     return 'next';
   }
   // The lease barrier holds for a probe like for any dispatch (R-LS-07).
-  const gate = deps.sessions?.barrier(call, target, now) ?? null;
-  if (gate) {
-    lease.release();
-    deps.resilience.onAbandon(target, now);
-    if ('refuse' in gate) {
-      record.fail(gate.refuse);
-      return 'done';
-    }
-    return 'next';
-  }
+  const barred = passBarrier(deps, call, target, lease, record, now);
+  if (barred !== null) return barred === 'answered' ? 'done' : 'next';
   const step = await runAttempt(deps, call, target, lease, request, record, walk, true);
   return step === 'again' ? 'next' : step;
 }
@@ -326,19 +318,33 @@ async function admit(
     walk.exclusions.push({ target, ex: late });
     return null;
   }
-  // R-LS-07: the final dispatch barrier binds the lease to this key, generation and connection.
+  const barred = passBarrier(deps, call, target, lease, record, now);
+  return barred === null ? lease : barred === 'answered' ? 'answered' : null;
+}
+
+/**
+ * R-LS-07: the final dispatch barrier binds a presented lease to this key, generation and
+ * connection. null = pass; otherwise the slot and any probe claim are given back, and the request
+ * is either answered (refused) or the target skipped (recorded).
+ */
+function passBarrier(
+  deps: PipelineDeps,
+  call: InboundCall,
+  target: Target,
+  lease: AdmissionLease,
+  record: RequestRecord,
+  now: number,
+): 'answered' | 'skipped' | null {
   const gate = deps.sessions?.barrier(call, target, now) ?? null;
-  if (gate) {
-    lease.release();
-    deps.resilience.onAbandon(target, now);
-    if ('refuse' in gate) {
-      record.fail(gate.refuse);
-      return 'answered';
-    }
-    record.skip(target, gate.skip);
-    return null;
+  if (!gate) return null;
+  lease.release();
+  deps.resilience.onAbandon(target, now);
+  if ('refuse' in gate) {
+    record.fail(gate.refuse);
+    return 'answered';
   }
-  return lease;
+  record.skip(target, gate.skip);
+  return 'skipped';
 }
 
 /**
