@@ -67,9 +67,8 @@ export function createClaudePipelineInterceptor(d: ClaudePipelineDeps): AttemptI
 
   return (next: Dispatch): Dispatch => {
     const claude = core(async (a) => toClaudeOutcome(await next({ ...a.ctx, extraHeaders: a.headers })));
-    return async (ctx) => {
+    const viaClaude: Dispatch = async (ctx) => {
       const conn = ctx.target.conn;
-      if (conn.kind !== CLAUDE_KIND) return next(ctx);
       const psd = conn.providerSpecificData;
       // The client's own betas are kept: the OAuth beta is added to them, not put in their place.
       const headers: Record<string, string> = { ...ctx.extraHeaders };
@@ -101,5 +100,7 @@ export function createClaudePipelineInterceptor(d: ClaudePipelineDeps): AttemptI
         return failedOutcome(503, 'api_error', `the Claude access token of "${conn.name}" could not be refreshed (${err.message})`);
       }
     };
+    // Other kinds go straight through (one string compare, no extra promise).
+    return (ctx) => (ctx.target.conn.kind === CLAUDE_KIND ? viaClaude(ctx) : next(ctx));
   };
 }

@@ -9,7 +9,7 @@
 // It runs as the innermost attempt interceptor, around upstreamDispatch. Only HTTP error
 // statuses are restated: an error carried inside a 200 SSE stream is not (R-USR-04). Exclude
 // markers always win, so a permanent error (无权访问模型) keeps its status (R-USR-08).
-import type { AttemptInterceptor } from '../proxy/attempt';
+import type { AttemptContext, AttemptInterceptor, AttemptOutcome, Dispatch } from '../proxy/attempt';
 
 export interface RestatementRule {
   id: string;
@@ -77,21 +77,26 @@ export function applyStatusRestatement(
  * message that says what the upstream really answered.
  */
 export function statusRestatementInterceptor(rules: RestatementRules = STATUS_RESTATEMENT_RULES): AttemptInterceptor {
-  return (next) => async (ctx) => {
-    const out = await next(ctx);
-    if (out.kind !== 'failed' || out.failure.kind !== 'http' || out.failure.status === null) return out;
-    const r = applyStatusRestatement(ctx.target.conn.provider, out.failure.status, out.failure.body, rules);
-    if (r === null) return out;
-    return {
-      ...out,
-      failure: {
-        ...out.failure,
-        status: r.toStatus,
-        message: `${out.failure.message} (the upstream answered ${r.fromStatus}; restated as ${r.toStatus} by ${r.ruleId})`,
-        restatedFrom: r.fromStatus,
-        ...(r.clientRetryAfterMs !== null ? { clientRetryAfterMs: r.clientRetryAfterMs } : {}),
-      },
-      response: out.response ? { ...out.response, status: r.toStatus } : null,
-    };
+  return (next) => {
+    const restated: Dispatch = async (ctx) => restate(ctx, await next(ctx), rules);
+    // Only providers with rules are looked at: every other attempt goes straight through.
+    return (ctx) => (Object.prototype.hasOwnProperty.call(rules, ctx.target.conn.provider) ? restated(ctx) : next(ctx));
+  };
+}
+
+function restate(ctx: AttemptContext, out: AttemptOutcome, rules: RestatementRules): AttemptOutcome {
+  if (out.kind !== 'failed' || out.failure.kind !== 'http' || out.failure.status === null) return out;
+  const r = applyStatusRestatement(ctx.target.conn.provider, out.failure.status, out.failure.body, rules);
+  if (r === null) return out;
+  return {
+    ...out,
+    failure: {
+      ...out.failure,
+      status: r.toStatus,
+      message: `${out.failure.message} (the upstream answered ${r.fromStatus}; restated as ${r.toStatus} by ${r.ruleId})`,
+      restatedFrom: r.fromStatus,
+      ...(r.clientRetryAfterMs !== null ? { clientRetryAfterMs: r.clientRetryAfterMs } : {}),
+    },
+    response: out.response ? { ...out.response, status: r.toStatus } : null,
   };
 }

@@ -5,7 +5,7 @@
 // lease barrier; around each attempt, an interceptor that marks why the target was tried first
 // and tells both modules which target served.
 import type { AffinityTrace, LeaseTrace } from '../../../shared/model';
-import type { AttemptInterceptor } from '../proxy/attempt';
+import type { AttemptContext, AttemptInterceptor, AttemptOutcome, Dispatch } from '../proxy/attempt';
 import type { ProxyError } from '../proxy/errors';
 import type { InboundCall } from '../proxy/inbound';
 import type { SessionAffinity } from './affinity/sessionAffinity';
@@ -44,16 +44,22 @@ export class SessionRouting {
   }
 
   interceptor(): AttemptInterceptor {
-    return (next) => async (ctx) => {
-      const leased = this.leases.leased(ctx.call);
-      if (leased) ctx.entry.via = 'lease';
-      else if (this.affinity.followsPin(ctx.call, ctx.target)) ctx.entry.via = 'pin';
-      const outcome = await next(ctx);
-      if (outcome.kind === 'ready') {
-        if (leased) this.leases.served(ctx.call, ctx.target);
-        else this.affinity.served(ctx.call, ctx.target);
-      }
-      return outcome;
+    return (next) => {
+      const routed: Dispatch = (ctx) => this.note(ctx, next);
+      // A request with neither a session nor a lease has nothing to record: straight through.
+      return (ctx) => (this.leases.leased(ctx.call) || this.affinity.tracks(ctx.call) ? routed(ctx) : next(ctx));
     };
+  }
+
+  private async note(ctx: AttemptContext, next: Dispatch): Promise<AttemptOutcome> {
+    const leased = this.leases.leased(ctx.call);
+    if (leased) ctx.entry.via = 'lease';
+    else if (this.affinity.followsPin(ctx.call, ctx.target)) ctx.entry.via = 'pin';
+    const outcome = await next(ctx);
+    if (outcome.kind === 'ready') {
+      if (leased) this.leases.served(ctx.call, ctx.target);
+      else this.affinity.served(ctx.call, ctx.target);
+    }
+    return outcome;
   }
 }

@@ -130,6 +130,11 @@ export class SessionAffinity {
     return trace;
   }
 
+  /** This request carries a session the affinity follows (cheap: one map read). */
+  tracks(call: InboundCall): boolean {
+    return this.requests.has(call);
+  }
+
   /** Whether this attempt goes to the target the session's pin put first. */
   followsPin(call: InboundCall, target: Target): boolean {
     const st = this.requests.get(call);

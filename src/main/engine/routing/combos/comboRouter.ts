@@ -194,10 +194,14 @@ export class ComboRouter {
 
   /** The attempt interceptor that feeds lkgp: a target whose response is ready served its combo. */
   interceptor(): AttemptInterceptor {
-    return (next) => async (ctx) => {
-      const outcome = await next(ctx);
-      if (outcome.kind === 'ready' && ctx.target.combo) this.noteServed(ctx.target);
-      return outcome;
+    return (next) => {
+      const noted = async (ctx: Parameters<typeof next>[0]) => {
+        const outcome = await next(ctx);
+        if (outcome.kind === 'ready') this.noteServed(ctx.target);
+        return outcome;
+      };
+      // Only combo targets have anything to remember: others go straight through.
+      return (ctx) => (ctx.target.combo ? noted(ctx) : next(ctx));
     };
   }
 }
