@@ -8,6 +8,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { anthropicEvents as e, anthropicText, type LiveStream } from '../../support/fakeUpstream';
 import { CONTINUE_PROMPT } from '../../../src/main/engine/streams/continuation';
+import { leaseCall, leaseHeaders } from '../affinity/support';
 import { MODEL, readAnthropic, streamRigPerTest, textOf, until, words, type StreamRig } from './support';
 
 const KA = 'sk-ant-stream-a-aaaaaaaaaaaa';
@@ -231,5 +232,36 @@ describe('mid-stream recovery: a broken answer is continued on the next connecti
     expect(String((out.error as Error).message)).toMatch(/no other target could continue/);
     expect(out.text).toBe(FULL.slice(0, 15).join(''));
     expect((await r.logOf(MODEL)).errorCode).toBe('stream_not_continued');
+  });
+
+  it('a lease released while its stream runs: the continuation is refused at the barrier and the stream ends with that refusal as its error event', async () => {
+    const { r, a, b } = await twoKeys(true);
+    const { secret } = await r.t.api.createClientKey({ name: 'Leased', scopes: ['lease:exclusive'], allowedConnections: [a, b] });
+    const acquired = await leaseCall(r.t.proxyUrl, secret, { action: 'acquire' });
+    expect(acquired.status).toBe(200);
+    const { owner, generation, connectionId } = acquired.body.lease;
+    expect(connectionId).toBe(a);
+    const client = new Anthropic({ baseURL: r.t.proxyUrl, apiKey: secret, maxRetries: 0, defaultHeaders: leaseHeaders(owner, generation) });
+    const live = r.live(KA);
+    s.fake.script({ key: KB }, [{ chunks: anthropicText(MODEL, FULL.slice(20)) }]);
+    const read = readAnthropic(client);
+    await live.attached;
+    live.send(e.messageStart(MODEL, 'msg_first'), e.textStart(), ...FULL.slice(0, 20).map((w) => e.text(w)));
+    await until(() => read.seen() === FULL.slice(0, 20).join(''), 'the client to read 20 words');
+    // The owner lets the lease go mid-answer; then A's stream breaks.
+    expect((await leaseCall(r.t.proxyUrl, secret, { action: 'release', owner, generation })).status).toBe(200);
+    live.cut();
+    const out = await read.done;
+
+    // The client's parser gets a well-formed error event (not a dropped socket) naming the refusal.
+    expect(out.error).toBeInstanceOf(Anthropic.APIError);
+    expect(String((out.error as Error).message)).toMatch(/continuation was refused/);
+    expect(String((out.error as Error).message)).toMatch(/incomplete/);
+    expect(out.text).toBe(FULL.slice(0, 20).join(''));
+    expect(s.fake.requestsFor({ key: KB })).toHaveLength(0);
+    const log = await r.logOf(MODEL);
+    expect(log.errorCode).toBe('lease_not_found');
+    expect(log.attempts).toHaveLength(1);
+    expect(log.attempts[0]).toMatchObject({ connectionId: a, errorCode: 'stream_interrupted' });
   });
 });

@@ -22,6 +22,7 @@ import { commitResponse } from './commit';
 import { Continuation } from './continuing';
 import { endedEmpty, noteStats } from './holdBack';
 import type { InboundCall } from './inbound';
+import type { ProxyError } from './errors';
 import type { RequestRecord } from './requestRecord';
 import { streamPolicyFor } from './streamPolicy';
 import { endWithStreamError } from './streamErrors';
@@ -129,15 +130,18 @@ function incompleteMessage(f: UpstreamFailure, couldContinue: boolean): string {
  * The walk ended while an answer was waiting to be continued (no target could): the client's
  * stream ends with the error event, and the log row is written. True when that was the case.
  */
-export function abandonContinuation(walk: Walk, record: RequestRecord): boolean {
+export function abandonContinuation(walk: Walk, record: RequestRecord, refusal: ProxyError | null = null): boolean {
   const sw = walk.streams;
   const client = sw.client;
   if (!client?.open || !sw.continuation) return false;
   const f = walk.last?.failure;
-  const message = `${f?.message ?? 'the upstream stream broke off'}; no other target could continue the answer`;
-  client.giveUp({ status: f?.status ?? 502, message, code: 'stream_interrupted' });
+  const broke = f?.message ?? 'the upstream stream broke off';
+  // A refusal (the lease barrier) names itself; the client's parser still gets a well-formed end.
+  const message = refusal ? `${broke}; the continuation was refused: ${refusal.message}` : `${broke}; no other target could continue the answer`;
+  const code = refusal ? refusal.code : 'stream_interrupted';
+  client.giveUp({ status: refusal ? refusal.status : (f?.status ?? 502), message, code });
   const target = record.lastTarget;
-  if (target) record.streamed(target, client.commitAt!, client.usage, { code: 'stream_not_continued', message });
+  if (target) record.streamed(target, client.commitAt!, client.usage, { code: refusal ? refusal.code : 'stream_not_continued', message });
   return true;
 }
 

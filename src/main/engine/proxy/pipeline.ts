@@ -248,7 +248,7 @@ async function lastResort(
     return 'next';
   }
   // The lease barrier holds for a probe like for any dispatch (R-LS-07).
-  const barred = passBarrier(deps, call, target, lease, record, now);
+  const barred = passBarrier(deps, call, target, lease, record, walk, now);
   if (barred !== null) return barred === 'answered' ? 'done' : 'next';
   const step = await runAttempt(deps, call, target, lease, request, record, walk, true);
   return step === 'again' ? 'next' : step;
@@ -318,7 +318,7 @@ async function admit(
     walk.exclusions.push({ target, ex: late });
     return null;
   }
-  const barred = passBarrier(deps, call, target, lease, record, now);
+  const barred = passBarrier(deps, call, target, lease, record, walk, now);
   return barred === null ? lease : barred === 'answered' ? 'answered' : null;
 }
 
@@ -333,6 +333,7 @@ function passBarrier(
   target: Target,
   lease: AdmissionLease,
   record: RequestRecord,
+  walk: Walk,
   now: number,
 ): 'answered' | 'skipped' | null {
   const gate = deps.sessions?.barrier(call, target, now) ?? null;
@@ -340,7 +341,8 @@ function passBarrier(
   lease.release();
   deps.resilience.onAbandon(target, now);
   if ('refuse' in gate) {
-    record.fail(gate.refuse);
+    // Refused while continuing a broken answer: the client's stream ends with the refusal as its error event.
+    if (!abandonContinuation(walk, record, gate.refuse)) record.fail(gate.refuse);
     return 'answered';
   }
   record.skip(target, gate.skip);
