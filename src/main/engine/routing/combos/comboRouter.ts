@@ -163,27 +163,7 @@ export class ComboRouter {
   }
 
   private signals(comboId: string, resetWindowMs: number | undefined, latencyWeight: number, request: RequestShape): RankSignals {
-    const d = this.d;
-    const now = d.clock.now();
-    let promptKey: string | null = null;
-    return {
-      now,
-      random: d.random,
-      load: (id) => d.load(id),
-      capacity: (id) => capacityOf(d.connection(id)),
-      latency: (id) => d.latency.stats(id, now),
-      latencyWeight,
-      quota: (id, model) => d.accountQuota?.(id, now) ?? d.quota.reading(id, model, now),
-      price: (model) => d.catalog.price(model),
-      contextWindow: (model) => d.catalog.contextWindow(model),
-      tokens: estimateTokens(request),
-      get promptKey() {
-        return (promptKey ??= promptKeyOf(request.json));
-      },
-      lastGood: this.lastGood.get(comboId) ?? null,
-      autoWeights: { ...DEFAULT_AUTO_WEIGHTS, ...d.autoWeights() },
-      resetWindowMs: resetWindowMs ?? DEFAULT_RESET_WINDOW_MS,
-    };
+    return new RequestSignals(this.d, this.d.clock.now(), latencyWeight, request, this.lastGood.get(comboId) ?? null, resetWindowMs ?? DEFAULT_RESET_WINDOW_MS);
   }
 
   /** Remembers which target served a combo (lkgp). */
@@ -203,5 +183,56 @@ export class ComboRouter {
       // Only combo targets have anything to remember: others go straight through.
       return (ctx) => (ctx.target.combo ? noted(ctx) : next(ctx));
     };
+  }
+}
+
+/**
+ * The signals one request is ranked on. A class, not a literal: its methods live on the prototype,
+ * and what only some strategies read (token estimate, prompt key, auto weights) is computed on
+ * first read, so a priority combo pays for none of it.
+ */
+class RequestSignals implements RankSignals {
+  readonly random: Random;
+  private tokensMemo: { input: number; output: number } | null = null;
+  private promptKeyMemo: string | null = null;
+  private weightsMemo: Required<AutoWeights> | null = null;
+
+  constructor(
+    private readonly d: ComboRouterDeps,
+    readonly now: number,
+    readonly latencyWeight: number,
+    private readonly request: RequestShape,
+    readonly lastGood: string | null,
+    readonly resetWindowMs: number,
+  ) {
+    this.random = d.random;
+  }
+
+  load(id: string): number {
+    return this.d.load(id);
+  }
+  capacity(id: string): number | null {
+    return capacityOf(this.d.connection(id));
+  }
+  latency(id: string) {
+    return this.d.latency.stats(id, this.now);
+  }
+  quota(id: string, model: string): QuotaReading | null {
+    return this.d.accountQuota?.(id, this.now) ?? this.d.quota.reading(id, model, this.now);
+  }
+  price(model: string) {
+    return this.d.catalog.price(model);
+  }
+  contextWindow(model: string): number | null {
+    return this.d.catalog.contextWindow(model);
+  }
+  get tokens(): { input: number; output: number } {
+    return (this.tokensMemo ??= estimateTokens(this.request));
+  }
+  get promptKey(): string {
+    return (this.promptKeyMemo ??= promptKeyOf(this.request.json));
+  }
+  get autoWeights(): Required<AutoWeights> {
+    return (this.weightsMemo ??= { ...DEFAULT_AUTO_WEIGHTS, ...this.d.autoWeights() });
   }
 }
