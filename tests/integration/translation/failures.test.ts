@@ -172,6 +172,60 @@ describe('translation failures and errors', () => {
     expect(e.attempts.map((a) => a.connectionName)).toEqual(['Claude']);
   });
 
+  it('a translated request refused as malformed is taken natively by the next target; translated ones are skipped from then on', async () => {
+    const { views, anthropic, log } = await engine(
+      backup({ priority: 1 }),
+      backup({ name: 'Backup two', secret: 'sk-backup-key-2', priority: 2 }),
+      claude({ priority: 3 }),
+    );
+    fake.script({ key: 'sk-backup-key-1' }, [{ status: 400, json: { error: { message: "Invalid value for 'tool_choice'.", type: 'invalid_request_error', code: 'invalid_value' } } }]);
+    const msg = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [question] });
+    expect(msg.content[0]).toMatchObject({ text: 'Hello from the fake upstream.' });
+    // One translated attempt, none on the second translated target, then the native one.
+    expect(fake.requests.map((r) => [r.key, r.path])).toEqual([
+      ['sk-backup-key-1', '/v1/chat/completions'],
+      ['sk-ant-primary-1', '/v1/messages'],
+    ]);
+    const e = await log('claude-sonnet-4-6');
+    expect(e.status).toBe(200);
+    expect(e.attempts.map((a) => [a.connectionName, a.status, a.errorClass])).toEqual([
+      ['Backup', 400, 'bad_request'],
+      ['Claude', 200, null],
+    ]);
+    expect(e.skipped).toEqual([
+      expect.objectContaining({ connectionName: 'Backup two', reason: 'untranslatable', detail: expect.stringMatching(/refused the translated request as malformed/) }),
+    ]);
+    // A bad request is not held against the connection.
+    const cd = (await t!.api.listCooldowns({})).connections.find((c) => c.connectionId === views[0]!.id);
+    expect(cd?.status).toBe('active');
+  });
+
+  it('a translated content-policy refusal is relayed after one attempt: any target would repeat it', async () => {
+    const { anthropic } = await engine(backup({ priority: 1 }), claude({ priority: 2 }));
+    fake.script({ key: 'sk-backup-key-1' }, [{ status: 400, json: { error: { message: 'Your request was flagged by our content management policy.', type: 'invalid_request_error', code: 'content_filter' } } }]);
+    const policy = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [question] }).catch((x: unknown) => x);
+    expect(policy).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((policy as Error).message).toContain('content management policy');
+    expect(fake.requests.map((r) => r.key)).toEqual(['sk-backup-key-1']);
+  });
+
+  it('a translated 400 with no native target left is relayed after one attempt', async () => {
+    const { openai } = await engine(claude({ models: ['claude-opus-4-1'], passthroughModels: false }));
+    fake.script({ key: 'sk-ant-primary-1' }, [{ status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'messages: text content blocks must be non-empty' } } }]);
+    const chat = await openai.chat.completions.create({ model: 'claude-opus-4-1', messages: [{ role: 'user', content: 'hi' }] }).catch((x: unknown) => x);
+    expect(chat).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((chat as Error).message).toContain('must be non-empty');
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('a native 400 is the client request\'s fault: relayed, and no translated target is asked', async () => {
+    const { anthropic } = await engine(claude({ priority: 1 }), backup({ priority: 2 }));
+    fake.script({ key: 'sk-ant-primary-1' }, [{ status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: must be positive' } } }]);
+    const native = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [question] }).catch((x: unknown) => x);
+    expect(native).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(fake.requests.map((r) => r.key)).toEqual(['sk-ant-primary-1']);
+  });
+
   it('relays upstream errors in the inbound protocol shape, context length included', async () => {
     const { anthropic, openai } = await engine(
       backup({ priority: 1 }),

@@ -138,7 +138,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
   if (plan.order.length === 0) return answerNoRoute(deps, record, plan);
 
   const request = new RequestSignal(call.res);
-  const walk = newWalk(deps.combos?.catalog ?? plainCatalog);
+  const walk = newWalk(deps.combos?.catalog ?? plainCatalog, call, plan.order);
   try {
     for (;;) {
       const step = await walkTargets(deps, call, plan, request, record, walk);
@@ -201,8 +201,9 @@ async function walkTargets(
       continue;
     }
     const barred = walk.context.bar(target);
-    if (barred) {
-      record.skip(target, { reason: 'context_too_small', until: null, detail: barred });
+    const nonNative = barred ? null : walk.native.bar(target);
+    if (barred || nonNative) {
+      record.skip(target, { reason: barred ? 'context_too_small' : 'untranslatable', until: null, detail: (barred ?? nonNative)! });
       walk.spent.add(target);
       continue;
     }
@@ -231,7 +232,7 @@ async function lastResort(
 ): Promise<'done' | 'next' | 'stop'> {
   if (walk.lastResortUsed || walk.exclusions.length === 0) return 'next';
   walk.lastResortUsed = true;
-  const candidates = walk.exclusions.map((e) => e.target).filter((t) => !walk.spent.has(t));
+  const candidates = walk.exclusions.map((e) => e.target).filter((t) => !walk.spent.has(t) && !walk.native.bar(t));
   const target = deps.resilience.lastResort(candidates, deps.clock.now());
   if (target === null) return 'next';
   let lease: AdmissionLease;
@@ -410,8 +411,9 @@ async function runAttempt(
         walk.last = { failure, verdict, response: outcome.response };
         if (reopensEarly(deps, target, failure, walk, ctx)) return 'again';
         walk.spent.add(target);
-        // A prompt too long for this model may still fit a larger window (the context-length rule).
-        if (!verdict.failover && !walk.context.note(target, failure)) return 'stop';
+        // A prompt too long for this model may still fit a larger window (the context-length rule);
+        // a refused translation may still be taken natively (nativeFallback.ts).
+        if (!verdict.failover && !walk.context.note(target, failure) && !walk.native.note(target, failure, verdict, walk.spent)) return 'stop';
         entry.failedOver = true;
         return 'next';
       }

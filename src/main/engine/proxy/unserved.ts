@@ -15,6 +15,8 @@ import type { Target } from '../routing/target';
 import type { RelayableResponse } from './attempt';
 import { newStreamWalk, type StreamWalk } from './delivery';
 import { ProxyError } from './errors';
+import type { InboundCall } from './inbound';
+import { NativeFallback } from './nativeFallback';
 import type { RequestRecord } from './requestRecord';
 
 /** What the walk over the targets left behind. */
@@ -37,13 +39,15 @@ export interface Walk {
   waitRefused: WaitRefusal | null;
   /** The context-length rule: after "prompt is too long", only larger windows. */
   context: ContextFallback;
+  /** After a translated attempt is refused as malformed, only native targets (nativeFallback.ts). */
+  native: NativeFallback;
   /** The first target whose protocol could not express the request, and why (translation.ts). */
   untranslatable?: CodecError;
   /** The client's stream and the answer being continued, if any (delivery.ts). */
   streams: StreamWalk;
 }
 
-export const newWalk = (catalog: ModelCatalog): Walk => ({
+export const newWalk = (catalog: ModelCatalog, call: InboundCall, order: readonly Target[]): Walk => ({
   last: null,
   lastAdmission: null,
   exclusions: [],
@@ -54,6 +58,7 @@ export const newWalk = (catalog: ModelCatalog): Walk => ({
   lastResortUsed: false,
   waitRefused: null,
   context: new ContextFallback(catalog),
+  native: new NativeFallback(call, order),
   streams: newStreamWalk(),
 });
 
