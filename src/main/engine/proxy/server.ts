@@ -166,8 +166,11 @@ export class ProxyServer {
       if (req.method !== 'POST') throw new ProxyError(405, 'method_not_allowed', `use POST for ${path}`);
       const body = await readRequestBody(req, d.settings.values['proxy.maxBodyBytes']);
       const json = parseJsonObject(body);
+      // Fields spelled out (not `...route`): a spread makes V8 build the call object the slow way.
       await runPipeline(d, {
-        ...route,
+        protocol: route.protocol,
+        endpoint: route.endpoint,
+        wire: route.wire,
         req,
         res,
         requestId,
