@@ -104,4 +104,32 @@ describe('Responses client on a Chat Completions upstream', () => {
       await s.t.api.updateConnection({ id: compat.id, patch: { servesResponses: false } });
     }
   });
+
+  it('background: true is served in the foreground, translated or native, with a Warning header (R-OTH-03)', async () => {
+    s.fake.script({ path: '/v1/chat/completions' }, [{ json: openaiCompletion('qwen-bg', 'Done in the foreground.') }]);
+    const { data, response } = await s.openai.responses.create({ model: 'qwen-bg', input: 'hi', background: true }).withResponse();
+    expect(data.status).toBe('completed');
+    expect(data.output_text).toBe('Done in the foreground.');
+    expect(response.headers.get('warning')).toMatch(/^299 switchyard "background mode is not supported/);
+    expect(s.fake.requests.at(-1)!.body).not.toHaveProperty('background');
+
+    // Native: the flag never reaches the upstream either, so it answers in full at once.
+    await s.t.api.updateConnection({ id: compat.id, patch: { servesResponses: true } });
+    try {
+      const native = await s.openai.responses.create({ model: 'qwen-bg-native', input: 'hi', background: true, stream: true });
+      const out = await collect(native);
+      expect(out.done.status).toBe('completed');
+      const up = s.fake.requests.at(-1)!;
+      expect(up.path).toBe('/v1/responses');
+      expect(up.body).not.toHaveProperty('background');
+      expect(up.body).toMatchObject({ model: 'qwen-bg-native', input: 'hi', stream: true });
+    } finally {
+      await s.t.api.updateConnection({ id: compat.id, patch: { servesResponses: false } });
+    }
+
+    // A request without the flag gets no warning.
+    s.fake.script({ path: '/v1/chat/completions' }, [{ json: openaiCompletion('qwen-fg', 'Plain.') }]);
+    const plain = await s.openai.responses.create({ model: 'qwen-fg', input: 'hi' }).withResponse();
+    expect(plain.response.headers.get('warning')).toBeNull();
+  });
 });

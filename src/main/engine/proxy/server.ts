@@ -11,6 +11,8 @@ import type { LeaseEndpoint } from '../routing/leases/leaseEndpoint';
 import type { UpstreamEndpoint } from '../upstream/headers';
 import { parseJsonObject, readRequestBody } from './body';
 import { errorBody, ProxyError, sendProxyError } from './errors';
+import { inForeground } from './foreground';
+import type { InboundCall } from './inbound';
 import { modelsResponse } from './models';
 import { runPipeline, type PipelineDeps } from './pipeline';
 
@@ -167,7 +169,7 @@ export class ProxyServer {
       const body = await readRequestBody(req, d.settings.values['proxy.maxBodyBytes']);
       const json = parseJsonObject(body);
       // Fields spelled out (not `...route`): a spread makes V8 build the call object the slow way.
-      await runPipeline(d, {
+      const call: InboundCall = {
         protocol: route.protocol,
         endpoint: route.endpoint,
         wire: route.wire,
@@ -179,7 +181,9 @@ export class ProxyServer {
         clientKeyId: key.id,
         body,
         json,
-      });
+      };
+      inForeground(call, d.log);
+      await runPipeline(d, call);
     } catch (err) {
       // The socket is gone (client left, or it was too slow and got its 408): nobody to answer.
       if (res.destroyed) return;
