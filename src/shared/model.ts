@@ -388,6 +388,8 @@ export type SkipReason =
   | 'attempt_budget'
   | 'protocol_mismatch'
   | 'context_too_small'
+  /** The model is known to take fewer tools than the request sends (routing/toolLimits.ts). */
+  | 'too_many_tools'
   | 'no_connection'
   /** The request cannot be expressed in this target's protocol (a translation refused a field). */
   | 'untranslatable'

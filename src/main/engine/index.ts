@@ -30,6 +30,7 @@ import { statusRestatementInterceptor } from './resilience/statusRestatement';
 import { ComboRegistry } from './routing/combos/comboRegistry';
 import { ComboRouter } from './routing/combos/comboRouter';
 import { ModelCatalog } from './routing/combos/modelCatalog';
+import { ToolLimits } from './routing/toolLimits';
 import { QuotaSignals, quotaSignalsInterceptor } from './routing/combos/quotaSignals';
 import { SessionAffinity } from './routing/affinity/sessionAffinity';
 import { LeaseBook } from './routing/leases/leaseBook';
@@ -267,6 +268,7 @@ export async function createEngine(o: EngineOptions) {
     latency,
     combos: comboRouter,
     sessions,
+    toolLimits: new ToolLimits(),
     leases: new LeaseEndpoint({ book: leaseBook, connection: (id) => registry.get(id), exclusion, clock, log: log.child('leases') }),
     requestLog,
     timeouts,

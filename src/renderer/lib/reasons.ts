@@ -56,6 +56,7 @@ export const SKIP_REASONS: Record<SkipReason, string> = {
   attempt_budget: 'attempt budget used up',
   protocol_mismatch: 'spoke the other protocol (before translation)',
   context_too_small: 'context window too small for this prompt',
+  too_many_tools: 'the model takes fewer tools than this request sends',
   no_connection: 'no usable connection',
   untranslatable: "the request cannot be expressed in this connection's protocol",
   leased_elsewhere: "held by another session's exclusive lease",

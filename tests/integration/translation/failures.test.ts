@@ -226,6 +226,37 @@ describe('translation failures and errors', () => {
     expect(fake.requests.map((r) => r.key)).toEqual(['sk-ant-primary-1']);
   });
 
+  it('a tool-count refusal fails over to a model that takes the tools, and later requests with as many tools skip that model (R-OTH-04)', async () => {
+    const { views, anthropic, log } = await engine(
+      backup({ priority: 1 }),
+      backup({ name: 'Backup two', secret: 'sk-backup-key-2', priority: 2 }),
+      claude({ priority: 3 }),
+    );
+    const many = Array.from({ length: 130 }, (_, i) => ({ name: `tool_${i}`, description: `tool ${i}`, input_schema: { type: 'object' as const, properties: {} } }));
+    fake.script({ key: 'sk-backup-key-1' }, [
+      { status: 400, json: { error: { message: "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 130 instead.", type: 'invalid_request_error', param: 'tools', code: 'array_above_max_length' } } },
+    ], { repeatLast: false });
+    const first = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 50, tools: many, messages: [question] });
+    expect(first.content[0]).toMatchObject({ text: 'Hello from the fake upstream.' });
+    // One refused call; the other key of the same provider and model is not tried: it has the same limit.
+    expect(fake.requests.map((r) => r.key)).toEqual(['sk-backup-key-1', 'sk-ant-primary-1']);
+    const e1 = await log('claude-sonnet-4-6');
+    expect(e1.attempts.map((a) => [a.connectionName, a.status])).toEqual([['Backup', 400], ['Claude', 200]]);
+    expect(e1.skipped).toEqual([expect.objectContaining({ connectionName: 'Backup two', reason: 'too_many_tools', detail: expect.stringMatching(/takes at most 128 tools.*this request has 130/) })]);
+    // Not held against the connection.
+    expect((await t!.api.listCooldowns({})).connections.find((c) => c.connectionId === views[0]!.id)?.status).toBe('active');
+
+    // The next request with as many tools goes straight to Claude: no call wasted on the backup.
+    fake.requests.length = 0;
+    await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 50, tools: many, messages: [question] });
+    expect(fake.requests.map((r) => r.key)).toEqual(['sk-ant-primary-1']);
+    // A request with a few tools still goes to the backup first.
+    fake.requests.length = 0;
+    const few = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 50, tools: many.slice(0, 5), messages: [question] });
+    expect(few.content[0]).toMatchObject({ text: 'Hello from the fake upstream.' });
+    expect(fake.requests.map((r) => r.key)).toEqual(['sk-backup-key-1']);
+  });
+
   it('relays upstream errors in the inbound protocol shape, context length included', async () => {
     const { anthropic, openai } = await engine(
       backup({ priority: 1 }),

@@ -42,6 +42,7 @@ import type { InboundCall } from './inbound';
 import { RequestRecord } from './requestRecord';
 import { refusalFor } from './translation';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
+import { ToolLimits } from '../routing/toolLimits';
 
 export type { InboundCall } from './inbound';
 
@@ -66,6 +67,8 @@ export interface PipelineDeps {
   combos?: ComboRouter;
   /** Session affinity and exclusive leases: plan order, refusals, the final dispatch barrier. */
   sessions?: SessionRouting;
+  /** Tool-count limits learnt from refusals, across requests (absent: remembered per request only). */
+  toolLimits?: ToolLimits;
 }
 
 /** One request's abort signal: the client went away, or the running attempt's execution budget ended. */
@@ -138,7 +141,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
   if (plan.order.length === 0) return answerNoRoute(deps, record, plan);
 
   const request = new RequestSignal(call.res);
-  const walk = newWalk(deps.combos?.catalog ?? plainCatalog, call, plan.order);
+  const walk = newWalk(deps.combos?.catalog ?? plainCatalog, call, plan.order, deps.toolLimits ?? new ToolLimits());
   try {
     for (;;) {
       const step = await walkTargets(deps, call, plan, request, record, walk);
@@ -200,10 +203,9 @@ async function walkTargets(
       record.skip(target, { reason: 'attempt_budget', until: null, detail: `${maxAttempts} attempts used` });
       continue;
     }
-    const barred = walk.context.bar(target);
-    const nonNative = barred ? null : walk.native.bar(target);
-    if (barred || nonNative) {
-      record.skip(target, { reason: barred ? 'context_too_small' : 'untranslatable', until: null, detail: (barred ?? nonNative)! });
+    const barred = walk.refusals.bar(target, deps.clock.now());
+    if (barred) {
+      record.skip(target, { ...barred, until: null });
       walk.spent.add(target);
       continue;
     }
@@ -232,8 +234,9 @@ async function lastResort(
 ): Promise<'done' | 'next' | 'stop'> {
   if (walk.lastResortUsed || walk.exclusions.length === 0) return 'next';
   walk.lastResortUsed = true;
-  const candidates = walk.exclusions.map((e) => e.target).filter((t) => !walk.spent.has(t) && !walk.native.bar(t));
-  const target = deps.resilience.lastResort(candidates, deps.clock.now());
+  const at = deps.clock.now();
+  const candidates = walk.exclusions.map((e) => e.target).filter((t) => !walk.spent.has(t) && !walk.refusals.bar(t, at));
+  const target = deps.resilience.lastResort(candidates, at);
   if (target === null) return 'next';
   let lease: AdmissionLease;
   try {
@@ -411,9 +414,8 @@ async function runAttempt(
         walk.last = { failure, verdict, response: outcome.response };
         if (reopensEarly(deps, target, failure, walk, ctx)) return 'again';
         walk.spent.add(target);
-        // A prompt too long for this model may still fit a larger window (the context-length rule);
-        // a refused translation may still be taken natively (nativeFallback.ts).
-        if (!verdict.failover && !walk.context.note(target, failure) && !walk.native.note(target, failure, verdict, walk.spent)) return 'stop';
+        // A bad request may still be served elsewhere: a larger window, more tools, natively (refusals.ts).
+        if (!verdict.failover && !walk.refusals.goesOn(target, failure, verdict, walk.spent, clock.now())) return 'stop';
         entry.failedOver = true;
         return 'next';
       }

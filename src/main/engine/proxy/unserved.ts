@@ -7,16 +7,16 @@ import type { CodecError } from '../codecs';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { AttemptVerdict, Exclusion, ResiliencePort, UpstreamFailure } from '../resilience/port';
-import { ContextFallback } from '../routing/combos/contextLength';
 import type { ModelCatalog } from '../routing/combos/modelCatalog';
 import { excludedAnswer, type WaitRefusal } from '../routing/combos/waitPolicy';
 import type { ComboPlan, RoutePlan } from '../routing/plan';
 import type { Target } from '../routing/target';
+import type { ToolLimits } from '../routing/toolLimits';
 import type { RelayableResponse } from './attempt';
 import { newStreamWalk, type StreamWalk } from './delivery';
 import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
-import { NativeFallback } from './nativeFallback';
+import { Refusals } from './refusals';
 import type { RequestRecord } from './requestRecord';
 
 /** What the walk over the targets left behind. */
@@ -37,17 +37,15 @@ export interface Walk {
   lastResortUsed: boolean;
   /** Why the last wait was refused, for the diagnostics. */
   waitRefused: WaitRefusal | null;
-  /** The context-length rule: after "prompt is too long", only larger windows. */
-  context: ContextFallback;
-  /** After a translated attempt is refused as malformed, only native targets (nativeFallback.ts). */
-  native: NativeFallback;
+  /** Bad requests another target may still serve: context length, tool count, a refused translation (refusals.ts). */
+  refusals: Refusals;
   /** The first target whose protocol could not express the request, and why (translation.ts). */
   untranslatable?: CodecError;
   /** The client's stream and the answer being continued, if any (delivery.ts). */
   streams: StreamWalk;
 }
 
-export const newWalk = (catalog: ModelCatalog, call: InboundCall, order: readonly Target[]): Walk => ({
+export const newWalk = (catalog: ModelCatalog, call: InboundCall, order: readonly Target[], toolLimits: ToolLimits): Walk => ({
   last: null,
   lastAdmission: null,
   exclusions: [],
@@ -57,8 +55,7 @@ export const newWalk = (catalog: ModelCatalog, call: InboundCall, order: readonl
   waits: 0,
   lastResortUsed: false,
   waitRefused: null,
-  context: new ContextFallback(catalog),
-  native: new NativeFallback(call, order),
+  refusals: new Refusals(catalog, call, order, toolLimits),
   streams: newStreamWalk(),
 });
 
