@@ -35,8 +35,6 @@ export function servedHeaders(target: Target): Record<string, string> {
   return h;
 }
 
-const rowKey = (index: number, connectionId: string | null) => `${index}|${connectionId ?? ''}`;
-
 export class RequestRecord {
   readonly attempts: AttemptEntry[] = [];
   readonly skipped: SkipEntry[] = [];
@@ -47,7 +45,6 @@ export class RequestRecord {
   private finished = false;
   /** The combo's order and each target's outcome, when a combo routed the request. */
   private trace: ComboTrace | null = null;
-  private readonly rows = new Map<string, ComboTraceRow>();
   private readonly rowAttempts = new Map<ComboTraceRow, AttemptEntry>();
 
   constructor(
@@ -96,7 +93,6 @@ export class RequestRecord {
         target: u.index,
       });
     }
-    for (const r of order) if (!this.rows.has(rowKey(r.target, r.connectionId))) this.rows.set(rowKey(r.target, r.connectionId), r);
     this.trace = { id: combo.id, name: combo.name, strategy: combo.strategy, via: combo.via, pattern: combo.pattern, order, waits: [] };
   }
 
@@ -109,8 +105,13 @@ export class RequestRecord {
     this.trace?.waits.push({ ms: Math.round(ms), reason });
   }
 
+  /** The trace row of this target (the first, should a connection appear twice). A scan: a combo has few rows. */
   private row(target: Target): ComboTraceRow | undefined {
-    return target.combo ? this.rows.get(rowKey(target.combo.index, target.conn.id)) : undefined;
+    if (!target.combo || !this.trace) return undefined;
+    const index = target.combo.index;
+    const id = target.conn.id;
+    for (const r of this.trace.order) if (r.target === index && r.connectionId === id) return r;
+    return undefined;
   }
 
   skip(target: Target, ex: Exclusion): void {
