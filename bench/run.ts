@@ -130,7 +130,7 @@ async function main() {
           body: JSON.stringify({ model: 'bench/bench-stream-200', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'hello' }] }),
         },
       ],
-      6,
+      8,
       50,
     );
     const n = tr.native!;
