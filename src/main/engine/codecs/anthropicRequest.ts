@@ -18,7 +18,7 @@ import {
   type IrTextPart,
   type IrToolChoice,
 } from './ir';
-import { arrayAt, note, numberAt, objectAt, optionalNumber, present, stringAt } from './read';
+import { arrayAt, note, numberAt, objectAt, optionalNumber, otherField, present, stringAt, type OtherFields } from './read';
 import { anthropicEffort, EFFORT_BUDGET, isEffort, MIN_THINKING_BUDGET } from './reasoning';
 import type { RequestOptions } from './types';
 
@@ -39,6 +39,8 @@ const REFUSED: Record<string, string> = {
   container: 'containers run only on Anthropic',
   mcp_servers: 'Anthropic-hosted MCP connectors have no equivalent on this target',
 };
+
+const OTHER: OtherFields = { silent: SILENT, noted: NOTED, refused: REFUSED };
 
 export function readAnthropicRequest(j: Record<string, any>): IrRequest {
   const ir = emptyRequest();
@@ -82,9 +84,7 @@ export function readAnthropicRequest(j: Record<string, any>): IrRequest {
         break;
       }
       default:
-        if (SILENT.has(key)) break;
-        if (REFUSED[key]) throw untranslatable(key, `${key} cannot be translated: ${REFUSED[key]}`);
-        note(ir.dropped, key, NOTED[key] ?? 'not part of the target protocol');
+        otherField(ir.dropped, key, OTHER);
     }
   }
   const messages = arrayAt(j.messages, 'messages');

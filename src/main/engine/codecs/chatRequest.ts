@@ -11,7 +11,7 @@ import type {
 import { invalid, untranslatable } from './codecError';
 import { dataUrl, fileMediaType, imageSourceFromUrl, imageUrlOf, isObject, joinText } from './content';
 import { emptyRequest, type IrPart, type IrRequest, type IrTextPart, type IrToolChoice } from './ir';
-import { arrayAt, note, numberAt, objectAt, optionalNumber, present, stringAt } from './read';
+import { arrayAt, note, numberAt, objectAt, optionalNumber, otherField, present, stringAt, type OtherFields } from './read';
 import { effortForBudget, isEffort } from './reasoning';
 import type { RequestOptions } from './types';
 
@@ -35,6 +35,8 @@ const NOTED: Record<string, string> = {
   prediction: 'predicted outputs only speed OpenAI up',
   moderation: 'OpenAI moderation settings',
 };
+
+const OTHER: OtherFields = { silent: SILENT, noted: NOTED };
 
 export function readChatRequest(j: Record<string, any>): IrRequest {
   const ir = emptyRequest();
@@ -120,8 +122,7 @@ export function readChatRequest(j: Record<string, any>): IrRequest {
       case 'function_call':
         throw untranslatable(key, 'legacy function calling cannot be translated; use tools and tool_choice');
       default:
-        if (SILENT.has(key)) break;
-        note(ir.dropped, key, NOTED[key] ?? 'not part of the target protocol');
+        otherField(ir.dropped, key, OTHER);
     }
   }
   if (Array.isArray(j.modalities) && j.modalities.includes('audio')) throw untranslatable('modalities', 'Anthropic has no audio output');

@@ -5,7 +5,7 @@ import { invalid, untranslatable } from './codecError';
 import { fileMediaType, imageSourceFromUrl, isObject } from './content';
 import { emptyRequest, type IrPart, type IrRequest, type IrTextPart } from './ir';
 import { chatToolChoice } from './chatRequest';
-import { arrayAt, note, numberAt, objectAt, optionalNumber, present, stringAt } from './read';
+import { arrayAt, numberAt, objectAt, optionalNumber, otherField, present, stringAt, type OtherFields } from './read';
 import { isEffort } from './reasoning';
 import { fromEnvelope } from './reasoningEnvelope';
 
@@ -34,6 +34,8 @@ const REFUSED: Record<string, string> = {
   prompt: 'stored prompt templates live on OpenAI',
   max_tool_calls: 'the target has no limit on built-in tool calls',
 };
+
+const OTHER: OtherFields = { silent: SILENT, noted: NOTED, refused: REFUSED };
 
 export function readResponsesRequest(j: Record<string, any>): IrRequest {
   const ir = emptyRequest();
@@ -105,9 +107,7 @@ export function readResponsesRequest(j: Record<string, any>): IrRequest {
         if (v !== 0) throw untranslatable(key, 'the target returns no log probabilities');
         break;
       default:
-        if (SILENT.has(key)) break;
-        if (REFUSED[key]) throw untranslatable(key, `${key} cannot be translated: ${REFUSED[key]}`);
-        note(ir.dropped, key, NOTED[key] ?? 'not part of the target protocol');
+        otherField(ir.dropped, key, OTHER);
     }
   }
   if (Array.isArray(j.include) && j.include.includes('message.output_text.logprobs')) {
