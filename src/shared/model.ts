@@ -641,18 +641,22 @@ export interface ClaudeUsageWindowView {
   source: 'headers' | 'usage_api';
 }
 
+/** A Claude account's sign-in as the token manager sees it. */
+export interface ClaudeTokenView {
+  expiresAt: number | null;
+  /** `expired` is terminal ("Sign in again"); `refresh_failing` means transient refresh errors. */
+  status: 'valid' | 'refresh_due' | 'refresh_failing' | 'expired';
+  message: string | null;
+  lastRefreshAt: number | null;
+  /** While refresh_failing: when the refresh is tried again. */
+  retryAt: number | null;
+  canRefresh: boolean;
+}
+
 export interface ClaudeAccountView {
   connectionId: string;
   /** The sign-in: null when the connection has no readable credentials. */
-  token: {
-    expiresAt: number | null;
-    /** `expired` is terminal ("Sign in again"); refresh_failing is transient. */
-    status: 'valid' | 'refresh_due' | 'refresh_failing' | 'expired';
-    message: string | null;
-    lastRefreshAt: number | null;
-    retryAt: number | null;
-    canRefresh: boolean;
-  } | null;
+  token: ClaudeTokenView | null;
   subscriptionType: string | null;
   usage: {
     fiveHour: ClaudeUsageWindowView | null;

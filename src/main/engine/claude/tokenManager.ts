@@ -4,6 +4,7 @@
 // the account reads `expired` until it gets new credentials. A network failure, 403, 429 or 5xx is
 // transient: the current token is used while it is still valid, and the refresh is tried again
 // after a short backoff (30 s doubling to 5 min).
+import type { ClaudeTokenView } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { ClaudeOAuthConfig } from './claudeConfig';
 import { ClaudeAuthError } from './claudeAuthError';
@@ -18,16 +19,8 @@ export type TokenOutcome =
   /** Try again later (the token endpoint is unreachable or failing). */
   | { ok: false; kind: 'transient'; message: string; retryAt: number };
 
-export interface TokenAccountView {
-  expiresAt: number | null;
-  /** `expired` is terminal ("Sign in again"); `refresh_failing` means transient refresh errors. */
-  status: 'valid' | 'refresh_due' | 'refresh_failing' | 'expired';
-  message: string | null;
-  lastRefreshAt: number | null;
-  /** While refresh_failing: when the refresh is tried again. */
-  retryAt: number | null;
-  canRefresh: boolean;
-}
+/** The dashboard's token view (src/shared/model.ts). */
+export type TokenAccountView = ClaudeTokenView;
 
 export interface TokenManagerDeps {
   clock: Clock;

@@ -7,6 +7,7 @@ import { badInput } from '../errors';
 import type { SessionAffinity } from '../routing/affinity/sessionAffinity';
 import type { ComboRegistry } from '../routing/combos/comboRegistry';
 import type { LeaseBook } from '../routing/leases/leaseBook';
+import { leaseFields } from '../routing/leases/leaseMachine';
 
 export interface SessionViewDeps {
   affinity: SessionAffinity;
@@ -42,23 +43,11 @@ export function sessionsView(d: SessionViewDeps, now: number): SessionsView {
 }
 
 export function leasesView(d: SessionViewDeps, now: number): LeasesView {
-  const leases: LeaseView[] = d.leases.list(now).map((l) => {
-    const c = d.registry.get(l.connectionId);
-    return {
-      id: l.id,
-      clientKeyId: l.clientKeyId,
-      clientKeyName: d.clientKeys.get(l.clientKeyId)?.name ?? null,
-      connectionId: l.connectionId,
-      connectionName: c?.name ?? null,
-      provider: c?.provider ?? null,
-      generation: l.generation,
-      label: l.label,
-      acquiredAt: l.acquiredAt,
-      renewedAt: l.renewedAt,
-      expiresAt: l.expiresAt,
-      ttlMs: l.ttlMs,
-    };
-  });
+  const leases: LeaseView[] = d.leases.list(now).map((l) => ({
+    ...leaseFields(l, d.registry.get(l.connectionId)),
+    clientKeyId: l.clientKeyId,
+    clientKeyName: d.clientKeys.get(l.clientKeyId)?.name ?? null,
+  }));
   return { now, leases };
 }
 

@@ -15,7 +15,7 @@ import type { Target } from '../target';
 import type { LeaseBook } from './leaseBook';
 import { parseGeneration } from './leaseClaim';
 import { capacityError, LEASE_GENERATION_HEADERS, noAllowedConnections, refusalError, scopeMissing } from './leaseErrors';
-import type { Lease } from './leaseMachine';
+import { leaseFields, type Lease } from './leaseMachine';
 import { hashLeaseOwner, isLeaseOwner, newLeaseOwner } from './leaseOwner';
 import { hasLeaseScope } from './leaseRouting';
 
@@ -140,19 +140,7 @@ export class LeaseEndpoint {
   }
 
   private view(l: Lease) {
-    const c = this.d.connection(l.connectionId);
-    return {
-      id: l.id,
-      generation: l.generation,
-      connectionId: l.connectionId,
-      connectionName: c?.name ?? null,
-      provider: c?.provider ?? null,
-      label: l.label,
-      ttlMs: l.ttlMs,
-      acquiredAt: l.acquiredAt,
-      renewedAt: l.renewedAt,
-      expiresAt: l.expiresAt,
-    };
+    return leaseFields(l, this.d.connection(l.connectionId));
   }
 }
 

@@ -21,6 +21,22 @@ export interface Lease {
   expiresAt: number;
 }
 
+/** What any view of a lease shows (never its owner), with its connection's name and provider. */
+export function leaseFields(l: Lease, conn: { name: string; provider: string } | undefined) {
+  return {
+    id: l.id,
+    generation: l.generation,
+    connectionId: l.connectionId,
+    connectionName: conn?.name ?? null,
+    provider: conn?.provider ?? null,
+    label: l.label,
+    ttlMs: l.ttlMs,
+    acquiredAt: l.acquiredAt,
+    renewedAt: l.renewedAt,
+    expiresAt: l.expiresAt,
+  };
+}
+
 export type LeaseState =
   | { kind: 'free' }
   | { kind: 'held'; lease: Lease }
