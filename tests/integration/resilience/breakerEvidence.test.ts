@@ -11,15 +11,21 @@ const K3 = 'sk-ant-key-3333333333333';
 describe('provider breaker evidence', () => {
   const { fake, startRig } = rigPerTest();
 
-  it('two keys answering 503 and a third rate-limited open the breaker; once the third recovers the half-open probe lands on it and no request fails', async () => {
+  /** Keys 1 and 2 answer 503, key 3 (lower priority) is rate-limited for `retryAfter` s; six requests open the breaker. */
+  async function twoDownOneLimited(retryAfter: string) {
     const r = await startRig();
     await r.add('Key 1', K1, { priority: 1 });
     await r.add('Key 2', K2, { priority: 1 });
     const c3 = await r.add('Key 3', K3, { priority: 2 });
     fake.script({ key: K1 }, [unavailable()]);
     fake.script({ key: K2 }, [unavailable()]);
-    fake.script({ key: K3 }, [rateLimited({ 'retry-after': '20' })], { repeatLast: false });
+    fake.script({ key: K3 }, [rateLimited({ 'retry-after': retryAfter })], { repeatLast: false });
     for (let i = 0; i < 6; i++) await ask(r.client);
+    return { r, c3 };
+  }
+
+  it('two keys answering 503 and a third rate-limited open the breaker; once the third recovers the half-open probe lands on it and no request fails', async () => {
+    const { r, c3 } = await twoDownOneLimited('20');
     expect(await breakerOf(r.t, 'anthropic')).toMatchObject({ state: 'OPEN', failures: 12 });
     const before = fake.requests.length;
     expect((await ask(r.client)).code).toBe('all_targets_cooling_down');
@@ -40,14 +46,7 @@ describe('provider breaker evidence', () => {
   });
 
   it('a key that never failed may probe an OPEN breaker before its reset timeout: it is served at once', async () => {
-    const r = await startRig();
-    await r.add('Key 1', K1, { priority: 1 });
-    await r.add('Key 2', K2, { priority: 1 });
-    const c3 = await r.add('Key 3', K3, { priority: 2 });
-    fake.script({ key: K1 }, [unavailable()]);
-    fake.script({ key: K2 }, [unavailable()]);
-    fake.script({ key: K3 }, [rateLimited({ 'retry-after': '5' })], { repeatLast: false });
-    for (let i = 0; i < 6; i++) await ask(r.client);
+    const { r, c3 } = await twoDownOneLimited('5');
     expect((await breakerOf(r.t, 'anthropic')).state).toBe('OPEN');
     r.clock.advance(5_000);
     const answer = await ask(r.client);
