@@ -32,9 +32,10 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosUpstream, type ChaosCall } from '../support/chaosUpstream';
-import { startTestEngine, type TestEngine } from '../support/harness';
+import { startTestEngine } from '../support/harness';
+import { pollBreaker } from './breakerPoll';
 import { runPool } from './clientPool';
-import { formatFigures, measurePhase, type BreakerSample, type PhaseFigures } from './measure';
+import { formatFigures, measurePhase, type PhaseFigures } from './measure';
 import { randomFaults, Schedule, steps } from './schedule';
 
 const LONG = process.env.RUN_CHAOS_INT === '1';
@@ -92,27 +93,6 @@ const NAME: Record<string, string> = { [K1]: 'k1', [K2]: 'k2', [K3]: 'k3' };
 const MODEL = 'claude-chaos';
 const PROVIDER = 'anthropic';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function pollBreaker(t: TestEngine, t0: number): { samples: BreakerSample[]; stop(): Promise<void> } {
-  const samples: BreakerSample[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const h = await t.api.getHealth();
-      samples.push({ t: Date.now() - t0, state: h.breakers.find((b) => b.provider === PROVIDER)?.state ?? 'none' });
-      await sleep(40);
-    }
-  })();
-  return {
-    samples,
-    async stop() {
-      running = false;
-      await loop;
-    },
-  };
-}
-
 /** Names instead of secrets in the figures; `finishedAt` read now that every call has ended. */
 const named = (calls: readonly ChaosCall[]): ChaosCall[] =>
   calls.map((c) => ({ ...c, key: NAME[c.key] ?? c.key, finishedAt: c.finishedAt }));
@@ -149,7 +129,7 @@ describe('chaos: three keys of one provider, real SDK clients, faults injected p
       const plan = schedule.plan();
       chaos.begin((c) => plan({ ...c, key: NAME[c.key] ?? c.key }), seed);
       const t0 = Date.now() - chaos.now();
-      const breaker = pollBreaker(t, t0);
+      const breaker = pollBreaker(t, PROVIDER, t0);
       const results = await runPool({
         client,
         model: MODEL,
@@ -164,8 +144,7 @@ describe('chaos: three keys of one provider, real SDK clients, faults injected p
       });
       await chaos.fake.waitFor(() => chaos.fake.inFlight === 0, 10_000);
       await breaker.stop();
-      const final = (await t.api.getHealth()).breakers.find((b) => b.provider === PROVIDER)?.state ?? 'none';
-      breaker.samples.push({ t: chaos.now(), state: final });
+      const final = breaker.samples[breaker.samples.length - 1]!.state;
       const f = measurePhase({
         phase,
         schedule,

@@ -182,6 +182,8 @@ export interface RunFigures {
   wasted: number;
   wastedByFault: Record<string, number>;
   clientTimeouts: number;
+  /** The provider breaker's state through the run (the engine only). */
+  breaker: BreakerSample[];
 }
 
 const pct = (n: number, of: number) => (of === 0 ? '0.00' : ((100 * n) / of).toFixed(2));
@@ -194,6 +196,7 @@ export function measureRun(o: {
   calls: readonly ChaosCall[];
   /** How long a `status_429_retry_after` asks the client to wait, ms. */
   retryAfterMs: number;
+  breaker: BreakerSample[];
 }): RunFigures {
   const { schedule } = o;
   // The waits each key declared: from the moment its Retry-After answer was sent, for as long as it said.
@@ -258,6 +261,7 @@ export function measureRun(o: {
     wasted,
     wastedByFault,
     clientTimeouts: o.results.filter((r) => r.timedOut).length,
+    breaker: o.breaker,
   };
 }
 
@@ -280,6 +284,7 @@ export function sumRuns(router: string, runs: readonly RunFigures[]): RunFigures
     wasted: add((r) => r.wasted),
     wastedByFault,
     clientTimeouts: add((r) => r.clientTimeouts),
+    breaker: [],
   };
 }
 
@@ -314,6 +319,7 @@ export function describeRun(r: RunFigures): string {
   }
   return [
     `  ${r.router} seed ${r.seed}: wasted by fault: ${byFault || 'none'}; failures while healthy by answer: ${[...codes].map(([k, v]) => `${k} x${v}`).join(', ') || 'none'}`,
+    ...(r.breaker.length > 0 ? [`    breaker: ${breakerTimeline(r.breaker)}`] : []),
     ...r.failuresWhileHealthy.slice(0, 3).map((f) => `    e.g. ${f.id} at ${f.startedAt}-${f.endedAt} ms: ${f.status ?? '-'} ${f.code ?? ''} ${f.error ?? ''}`),
   ].join('\n');
 }

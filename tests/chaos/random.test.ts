@@ -42,8 +42,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosUpstream, RETRY_AFTER_SECONDS, type ChaosCall, type Fault } from '../support/chaosUpstream';
-import { startTestEngine } from '../support/harness';
+import { startTestEngine, type TestEngine } from '../support/harness';
 import { startBlindWalk } from './blindWalk';
+import { pollBreaker } from './breakerPoll';
 import { runPool } from './clientPool';
 import { describeRun, formatRunTable, measureRun, sumRuns, type RunFigures } from './measure';
 import { rotatingFaults, type Schedule } from './schedule';
@@ -99,6 +100,7 @@ const BLIND = process.env.CHAOS_BLIND === '1' || (LONG && process.env.CHAOS_BLIN
 const TRACE = process.env.CHAOS_TRACE === '1';
 
 const MODEL = 'claude-chaos';
+const PROVIDER = 'anthropic';
 
 function keyCount(seed: number): number {
   return envInt('CHAOS_KEYS') ?? 3 + ((seed - 1) % 3);
@@ -142,11 +144,18 @@ describe('chaos, randomised: faults that move between keys, at least one key hea
   });
 
   /** Serves the schedule through `baseURL` with the client pool; the calls come back with key names. */
-  async function drive(seed: number, router: string, schedule: Schedule, baseURL: string, apiKey: string, name: (s: string) => string) {
-    const client = new Anthropic({ baseURL, apiKey, maxRetries: 0, timeout: CLIENT_TIMEOUT_MS });
+  async function drive(
+    seed: number,
+    router: string,
+    schedule: Schedule,
+    to: { baseURL: string; apiKey: string; name: (secret: string) => string; engine?: TestEngine },
+  ): Promise<RunFigures> {
+    const { name } = to;
+    const client = new Anthropic({ baseURL: to.baseURL, apiKey: to.apiKey, maxRetries: 0, timeout: CLIENT_TIMEOUT_MS });
     const plan = schedule.plan();
     chaos.begin((c) => plan({ ...c, key: name(c.key) }), seed);
     const t0 = Date.now() - chaos.now();
+    const breaker = to.engine ? pollBreaker(to.engine, PROVIDER, t0, 100) : null;
     const results = await runPool({
       client,
       model: MODEL,
@@ -160,8 +169,9 @@ describe('chaos, randomised: faults that move between keys, at least one key hea
       seed,
     });
     await chaos.fake.waitFor(() => chaos.fake.inFlight === 0, 10_000);
+    await breaker?.stop();
     const calls: ChaosCall[] = chaos.calls.map((c) => ({ ...c, key: name(c.key), finishedAt: c.finishedAt }));
-    const figures = measureRun({ router, seed, schedule, results, calls, retryAfterMs: RETRY_AFTER_SECONDS * 1_000 });
+    const figures = measureRun({ router, seed, schedule, results, calls, retryAfterMs: RETRY_AFTER_SECONDS * 1_000, breaker: breaker?.samples ?? [] });
     if (TRACE) {
       for (const c of calls) console.log(`  ${router} call ${c.seq} ${c.key} ${c.fault} ${c.arrivedAt}-${c.finishedAt} ${c.requestId}`);
       for (const r of figures.failuresWhileHealthy) console.log(`  ${router} failed ${r.id} ${r.startedAt}-${r.endedAt} ${r.status} ${r.code} ${r.error}`);
@@ -182,7 +192,7 @@ describe('chaos, randomised: faults that move between keys, at least one key hea
           timeouts: { headersMs: HEADERS_TIMEOUT_MS, idleMs: IDLE_TIMEOUT_MS },
         });
       }
-      return await drive(seed, 'engine', schedule, t.proxyUrl, t.clientKey, keys.name);
+      return await drive(seed, 'engine', schedule, { baseURL: t.proxyUrl, apiKey: t.clientKey, name: keys.name, engine: t });
     } finally {
       await t.stop();
     }
@@ -192,7 +202,7 @@ describe('chaos, randomised: faults that move between keys, at least one key hea
     const keys = keysFor(seed);
     const walk = await startBlindWalk({ upstreamUrl: chaos.anthropicUrl, keys: keys.names.map(keys.secret), perTargetMs: BLIND_PER_TARGET_MS });
     try {
-      return await drive(seed, 'blind walk', schedule, walk.url, 'unused', keys.name);
+      return await drive(seed, 'blind walk', schedule, { baseURL: walk.url, apiKey: 'unused', name: keys.name });
     } finally {
       await walk.close();
     }
