@@ -207,6 +207,9 @@ function dealer(faults: readonly Fault[], rnd: () => number): () => Fault {
   };
 }
 
+/** Issue 19's modes: 503, 429 with and without Retry-After, dropped socket, header stall, stall after two chunks. */
+export const MOVING_FAULTS: readonly Fault[] = ['status_503', 'status_429_retry_after', 'status_429', 'reset', 'hang', 'stall_after_two_chunks'];
+
 /**
  * The randomised suite's schedule (issue 19): faults that move between keys. At each rotation
  * (every `periodMs`, give or take a fifth) one or two keys that are healthy at that moment turn
