@@ -117,11 +117,12 @@ function scheduleFor(seed: number, keys: readonly string[]): Schedule {
   return rotatingFaults({ keys, durationMs: DURATION_MS, periodMs: ROTATION_MS, spellRange: SPELL_RANGE, faults: MOVING_FAULTS, seed });
 }
 
-function spellSummary(s: Schedule): string {
+/** How many bad spells of each mode start before `untilMs`. */
+function spellSummary(s: Schedule, untilMs: number): string {
   const count = new Map<string, number>();
   for (const k of s.keys) {
     let last = 'ok';
-    for (let t = 0; t < Math.min(s.durationMs, REQUESTS * INTERVAL_MS * 1.5); t += 10) {
+    for (let t = 0; t < Math.min(s.durationMs, untilMs); t += 10) {
       const st = s.stateAt(k, t);
       if (st !== last && st !== 'ok') count.set(st, (count.get(st) ?? 0) + 1);
       last = st;
@@ -213,8 +214,9 @@ describe('chaos, randomised: faults that move between keys, at least one key hea
     it(`seed ${seed}: no client failure while a key is healthy, few calls to keys known bad`, async () => {
       const keys = keysFor(seed);
       const schedule = scheduleFor(seed, keys.names);
+      const horizon = REQUESTS * INTERVAL_MS;
       console.log(
-        `chaos random seed ${seed}: ${keys.names.length} keys, ${REQUESTS} requests, rotation ${ROTATION_MS} ms; faults: ${spellSummary(schedule)}\n` +
+        `chaos random seed ${seed}: ${keys.names.length} keys, ${REQUESTS} requests, rotation ${ROTATION_MS} ms; bad spells in the first ${horizon / 1_000} s: ${spellSummary(schedule, horizon)}\n` +
           `  replay: CHAOS_SEED=${seed} npm run test:chaos -- ${LONG ? '--long ' : ''}tests/chaos/random.test.ts`,
       );
       if (TRACE) console.log(schedule.describe());
