@@ -6,17 +6,18 @@
 // socket, a hang past the headers timeout, a stall after two stream events that carry no output
 // yet), and at every moment at least one key answers normally. The engine runs with its default
 // resilience settings; only the connections' headers and idle timeouts are short (1 s), as a user
-// with this upstream would set them. Each seed gets a fresh engine; the same schedule is then
-// served by a blind walk (blindWalk.ts: a stateless gateway trying k1, k2, k3... in order) for
-// comparison. Figures are printed per seed and in total; then asserted (engine only).
+// with this upstream would set them. Each seed gets a fresh engine; in the long version the same
+// schedule is then served by two baselines for comparison (baselines.ts): a blind walk (a
+// stateless gateway trying k1, k2, k3... in order) and a walk that remembers only each key's last
+// outcome. Figures are printed per seed and in total; then asserted (the engine's only).
 //
 // Bounded by default (part of `npm test`): seeds 1 and 2, 150 requests each, about 25 s. Long
-// version (2,000 requests per seed, seeds 1-5, with the blind walk, about 3 minutes a seed):
+// version (2,000 requests per seed, seeds 1-5, with the baselines, about 4 minutes a seed):
 // `npm run test:chaos -- --long` (or RUN_CHAOS_INT=1).
 // Replay one seed: CHAOS_SEED=n (with or without --long: the two versions differ in pace and
 // rotation). CHAOS_SEEDS=n runs seeds 1..n, CHAOS_SEEDS=3,7,9 those seeds; CHAOS_REQUESTS=n
 // sets the requests per seed; CHAOS_KEYS=n fixes the number of keys (else 3 + (seed - 1) mod 3);
-// CHAOS_BLIND=0 skips the blind walk, CHAOS_BLIND=1 runs it in the bounded version too;
+// CHAOS_BASELINES=0 skips the baselines, CHAOS_BASELINES=1 runs them in the bounded version too;
 // CHAOS_TRACE=1 prints the schedule, every upstream call and every failed request. The schedule
 // and the streamed/JSON mix repeat exactly for a seed; time is real, so what the engine decides
 // (and the figures) can vary between replays, most where the engine is already failing.
@@ -44,7 +45,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosUpstream, RETRY_AFTER_SECONDS, type ChaosCall } from '../support/chaosUpstream';
 import { startTestEngine, type TestEngine } from '../support/harness';
-import { startBlindWalk } from './blindWalk';
+import { startWalk, type WalkOrder } from './baselines';
 import { pollBreaker } from './breakerPoll';
 import { runPool } from './clientPool';
 import { describeRun, formatRunTable, measureRun, sumRuns, type RunFigures } from './measure';
@@ -75,8 +76,10 @@ const SPELL_RANGE: readonly [number, number] = [0.3, 1.8];
 const HEADERS_TIMEOUT_MS = 1_000;
 /** Connection `timeouts.idleMs` (minimum): how long a stall lasts before the proxy gives up. */
 const IDLE_TIMEOUT_MS = 1_000;
-/** The blind walk's bound on one try (its whole answer), like a plain fallback config's per-target timeout. */
-const BLIND_PER_TARGET_MS = 1_000;
+/** The walks' bound on one try (its whole answer), like a plain fallback config's per-target timeout. */
+const WALK_PER_TARGET_MS = 1_000;
+/** The baselines (baselines.ts), by the name the figures give them. */
+const WALKS: Record<WalkOrder, string> = { blind: 'blind walk', 'last outcome': 'last-outcome walk' };
 
 // ---- load ------------------------------------------------------------------------------------------
 const SEEDS: readonly number[] = (() => {
@@ -95,7 +98,7 @@ const INTERVAL_MS = LONG ? 25 : 35;
 /** No request starts after this; the schedule covers it. */
 const DURATION_MS = Math.max(10_000, REQUESTS * INTERVAL_MS * 3);
 const CLIENT_TIMEOUT_MS = 10_000;
-const BLIND = process.env.CHAOS_BLIND === '1' || (LONG && process.env.CHAOS_BLIND !== '0');
+const BASELINES = process.env.CHAOS_BASELINES === '1' || (LONG && process.env.CHAOS_BASELINES !== '0');
 const TRACE = process.env.CHAOS_TRACE === '1';
 
 const MODEL = 'claude-chaos';
@@ -134,7 +137,7 @@ function spellSummary(s: Schedule, untilMs: number): string {
 describe('chaos, randomised: faults that move between keys, at least one key healthy at every moment', () => {
   let chaos: ChaosUpstream;
   const engineRuns: RunFigures[] = [];
-  const blindRuns: RunFigures[] = [];
+  const walkRuns: RunFigures[] = [];
 
   beforeAll(async () => {
     chaos = await ChaosUpstream.start();
@@ -198,11 +201,11 @@ describe('chaos, randomised: faults that move between keys, at least one key hea
     }
   }
 
-  async function runBlind(seed: number, schedule: Schedule): Promise<RunFigures> {
+  async function runWalk(seed: number, schedule: Schedule, order: WalkOrder): Promise<RunFigures> {
     const keys = keysFor(seed);
-    const walk = await startBlindWalk({ upstreamUrl: chaos.anthropicUrl, keys: keys.names.map(keys.secret), perTargetMs: BLIND_PER_TARGET_MS });
+    const walk = await startWalk({ upstreamUrl: chaos.anthropicUrl, keys: keys.names.map(keys.secret), perTargetMs: WALK_PER_TARGET_MS, order });
     try {
-      return await drive(seed, 'blind walk', schedule, { baseURL: walk.url, apiKey: 'unused', name: keys.name });
+      return await drive(seed, WALKS[order], schedule, { baseURL: walk.url, apiKey: 'unused', name: keys.name });
     } finally {
       await walk.close();
     }
@@ -223,10 +226,12 @@ describe('chaos, randomised: faults that move between keys, at least one key hea
       const engine = await runEngine(seed, schedule);
       engineRuns.push(engine);
       const rows = [engine];
-      if (BLIND) {
-        const blind = await runBlind(seed, schedule);
-        blindRuns.push(blind);
-        rows.push(blind);
+      if (BASELINES) {
+        for (const order of Object.keys(WALKS) as WalkOrder[]) {
+          const walk = await runWalk(seed, schedule, order);
+          walkRuns.push(walk);
+          rows.push(walk);
+        }
       }
       console.log(`${formatRunTable(rows)}\n${rows.map(describeRun).join('\n')}`);
 
@@ -245,7 +250,10 @@ describe('chaos, randomised: faults that move between keys, at least one key hea
   it('all seeds: the figures table, and the totals within the thresholds', () => {
     expect(engineRuns.length, 'every seed produced figures').toBe(SEEDS.length);
     const rows = [...engineRuns, sumRuns('engine', engineRuns)];
-    if (blindRuns.length > 0) rows.push(...blindRuns, sumRuns('blind walk', blindRuns));
+    for (const router of Object.values(WALKS)) {
+      const runs = walkRuns.filter((r) => r.router === router);
+      if (runs.length > 0) rows.push(...runs, sumRuns(router, runs));
+    }
     console.log(
       `chaos random, ${LONG ? 'long' : 'bounded'}: thresholds ${MAX_FAILED_WHILE_HEALTHY_SHARE * 100}% failed while healthy, ` +
         `${MAX_WASTED_SHARE * 100}% wasted calls\n${formatRunTable(rows)}`,
