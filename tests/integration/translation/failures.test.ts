@@ -145,7 +145,7 @@ describe('translation failures and errors', () => {
     expect(err).toBeInstanceOf(Anthropic.BadRequestError);
     const body = (err as InstanceType<typeof Anthropic.APIError>).error as { type: string; error: { type: string; code: string; message: string } };
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'untranslatable_request' } });
-    expect(body.error.message).toContain('tools: every tool in this request (web_search_20250305)');
+    expect(body.error.message).toContain('every tool in this request (web_search_20250305) runs only on Anthropic');
     const e = await log('claude-sonnet-4-6');
     expect(e.skipped).toEqual([expect.objectContaining({ connectionName: 'Backup', reason: 'untranslatable', detail: expect.stringMatching(/^tools: .*runs only on Anthropic/) })]);
     expect(e.attempts).toEqual([]);
