@@ -87,14 +87,14 @@ describe('Codex CLI default tools on connections without the Responses API', () 
 
     let output: Output[];
     if (stream) {
-      const { response, added } = await finalOf(d1 as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>);
+      const { response, added } = await finalOf(d1 as unknown as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>);
       output = response.output as Output[];
       // The item announced when the call starts already carries the pair Codex routes by.
       expect(added.filter((i) => i.type === 'function_call').map((i) => [i.name, i.namespace])).toEqual([
         ['exec_command', undefined],
         ['spawn_agent', 'multi_agent_v1'],
       ]);
-    } else output = (d1 as OpenAI.Responses.Response).output as Output[];
+    } else output = (d1 as unknown as OpenAI.Responses.Response).output as Output[];
     const calls = output.filter((o) => o.type === 'function_call');
     expect(calls).toEqual([
       expect.objectContaining({ call_id: 'call_exec1', name: 'exec_command', arguments: '{"cmd":"ls"}' }),
@@ -117,7 +117,7 @@ describe('Codex CLI default tools on connections without the Responses API', () 
       { type: 'function_call_output', call_id: 'call_spawn1', output: [{ type: 'input_text', text: 'agent spawned' }] },
     ];
     const { data: d2 } = await s.openai.responses.create(codexBody(model, input2, session, stream) as any, { headers: codexHeaders(session) }).withResponse();
-    const final = stream ? (await finalOf(d2 as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>)).response : (d2 as OpenAI.Responses.Response);
+    const final = stream ? (await finalOf(d2 as unknown as AsyncIterable<OpenAI.Responses.ResponseStreamEvent>)).response : (d2 as unknown as OpenAI.Responses.Response);
     const text = (final.output as Output[]).flatMap((o) => (o.type === 'message' ? o.content.map((c) => (c.type === 'output_text' ? c.text : '')) : [])).join('');
     expect(text).toBe('Done: 3 files.');
 
