@@ -345,6 +345,8 @@ export interface SettingView {
   shape: string | null;
   resilience: boolean;
   restartRequired: boolean;
+  /** The command-line flag that sets this value for this run (source `cli`); it cannot be saved meanwhile. */
+  cliFlag: string | null;
 }
 
 export interface SettingsView {
