@@ -576,6 +576,13 @@ export interface ModelMappingView {
   updatedAt: number;
 }
 
+/** What "Route model ids" wrote: the one-target combo and the mapping that sends the pattern to it. */
+export interface AgentRouteResult {
+  combo: ComboView;
+  mapping: ModelMappingView;
+  warnings: string[];
+}
+
 export interface CombosSnapshot {
   combos: ComboView[];
   mappings: ModelMappingView[];

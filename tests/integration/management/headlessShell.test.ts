@@ -82,7 +82,7 @@ describe('headless shell start-up', () => {
   it('shows a --proxy-port override as the command line, listens there, and refuses to save the setting over it', async () => {
     const pinned = await freePort();
     const app = await start('cli-port', { proxyPort: pinned, env: { SWITCHYARD_PROXY_PORT: '0' } });
-    const api = (method: string, path: string, body?: unknown) =>
+    const api = (method: string, path: string, body?: object) =>
       rawRequest(`http://127.0.0.1:${app.managementPort}`, { method, path, headers: { authorization: `Bearer ${app.token}` }, body });
     expect((await health(app)).proxy.port).toBe(pinned);
     const view = (await api('GET', '/api/settings')).json as { settings: { key: string; value: unknown; source: string; cliFlag: string | null }[] };
