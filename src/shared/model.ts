@@ -345,6 +345,8 @@ export interface SettingView {
   shape: string | null;
   resilience: boolean;
   restartRequired: boolean;
+  /** The command-line flag that sets this value for this run (source `cli`); it cannot be saved meanwhile. */
+  cliFlag: string | null;
 }
 
 export interface SettingsView {
@@ -574,6 +576,13 @@ export interface ModelMappingView {
   updatedAt: number;
 }
 
+/** What "Route model ids" wrote: the one-target combo and the mapping that sends the pattern to it. */
+export interface AgentRouteResult {
+  combo: ComboView;
+  mapping: ModelMappingView;
+  warnings: string[];
+}
+
 export interface CombosSnapshot {
   combos: ComboView[];
   mappings: ModelMappingView[];
@@ -720,8 +729,14 @@ export const SESSION_SOURCES = [
   'x-session-id',
   'x-codex-session-id',
   'x-claude-code-session-id',
+  'session-id',
   'session_id',
+  'thread-id',
+  'x-opencode-session',
   'metadata.user_id',
+  'client_metadata.session_id',
+  'prompt_cache_key',
+  'metadata.sessionId',
 ] as const;
 export type SessionSource = (typeof SESSION_SOURCES)[number];
 

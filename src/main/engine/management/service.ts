@@ -21,6 +21,7 @@ import type { EgressIps } from '../upstream/egressIps';
 import type { ComboRegistry } from '../routing/combos/comboRegistry';
 import type { ModelCatalog } from '../routing/combos/modelCatalog';
 import type { SettingsService } from '../settings/settingsService';
+import { routeAgentModels } from './agentRoute';
 import { testCombo } from './comboTester';
 import type { ConnectionTester } from './connectionTester';
 import { checkKeyAccess, leasesView, sessionsView, type SessionViewDeps } from './sessionViews';
@@ -197,6 +198,7 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     testCombo: async ({ id }) => testCombo(d, d.combos.require(id)),
     listModelMappings: async () => d.combos.mappingViews(),
     createModelMapping: async (input) => d.combos.createMapping(input),
+    routeAgentModels: async (input) => routeAgentModels(d.combos, d.registry, input),
     updateModelMapping: async ({ id, patch }) => d.combos.updateMapping(id, patch),
     deleteModelMapping: async ({ id }) => {
       if (!d.combos.deleteMapping(id)) throw notFound('model mapping', id);

@@ -9,6 +9,7 @@ import { hrefOf } from '../../hooks/useRoute';
 import { agentGuides, type AgentGuide } from '../../lib/agentSetup';
 import { activeKeys } from '../../stores/keysStore';
 import { ClientKeys } from './ClientKeys';
+import { RouteAgentModels } from './RouteAgentModels';
 
 const PLACEHOLDER_MODEL = '<model>';
 
@@ -119,6 +120,8 @@ export function AgentPage() {
           )}
         </Card>
       </div>
+
+      <RouteAgentModels />
 
       <Card
         title="Setup"
