@@ -15,6 +15,8 @@ export interface CompiledPattern {
   pattern: string;
   /** Literal characters: the more, the more specific. */
   specificity: number;
+  /** The pattern lower-cased and cut at its stars (runs of stars are one). */
+  segments: readonly string[];
   /** Whether `model` matches the pattern. */
   test(model: string): boolean;
 }
@@ -22,7 +24,7 @@ export interface CompiledPattern {
 const QUESTION = 63;
 
 /** Lower-cases ASCII letters only, one code unit for one (so positions stay put). */
-function fold(s: string): string {
+export function foldModelId(s: string): string {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase();
   let out = '';
@@ -75,17 +77,23 @@ export function compilePattern(pattern: string): CompiledPattern {
   let literal = 0;
   for (const c of pattern) if (c !== '*' && c !== '?') literal++;
   // Runs of stars are one star; empty middle segments match anywhere and are dropped.
-  const parts = fold(pattern).split('*');
+  const parts = foldModelId(pattern).split('*');
   const segments = parts.length <= 2 ? parts : [parts[0]!, ...parts.slice(1, -1).filter((s) => s !== ''), parts[parts.length - 1]!];
-  return { pattern, specificity: literal, test: (model) => matchSegments(fold(model), segments) };
+  return { pattern, specificity: literal, segments, test: (model) => matchSegments(foldModelId(model), segments) };
+}
+
+/** Whether a model id already folded (`foldModelId`) matches: for trying many patterns on one id. */
+export function matchesFolded(compiled: CompiledPattern, folded: string): boolean {
+  return matchSegments(folded, compiled.segments);
 }
 
 /** The most specific of `patterns` (in creation order) that matches `model`, or null. */
 export function bestMatch<P extends { compiled: CompiledPattern }>(patterns: readonly P[], model: string): P | null {
   let best: P | null = null;
+  const folded = foldModelId(model);
   for (const p of patterns) {
     if (best !== null && p.compiled.specificity <= best.compiled.specificity) continue;
-    if (p.compiled.test(model)) best = p;
+    if (matchesFolded(p.compiled, folded)) best = p;
   }
   return best;
 }
