@@ -2,6 +2,7 @@
 // event, declared once. The IPC handlers (desktop), the HTTP routes (headless) and the renderer's
 // Bridge are all derived from this object; tests/unit/foundation/contractDrift.test.ts fails when they drift.
 import { z } from 'zod';
+import { MODEL_PATTERN_MAX_LENGTH, refinePattern } from './modelIds';
 import type {
   AdmissionView,
   AppInfo,
@@ -298,8 +299,9 @@ export const modelMappingSchema = z
       .string()
       .trim()
       .min(1)
-      .max(200)
-      .regex(/^[A-Za-z0-9*?._:@+/-]+$/, 'use model-id characters and the wildcards * (any run) and ? (one character)'),
+      .max(MODEL_PATTERN_MAX_LENGTH)
+      .regex(/^[A-Za-z0-9*?._:@+/-]+$/, 'use model-id characters and the wildcards * (any run) and ? (one character)')
+      .superRefine(refinePattern),
     /** The combo's name or id. */
     combo: z.string().trim().min(1).max(200),
   })

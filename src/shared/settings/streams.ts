@@ -3,6 +3,7 @@
 // the opt-in recovery switches and the throughput watchdog. The deadlines have a per-connection
 // override (`timeouts.*` of the connection) and a per-model table (`streams.modelDeadlines`).
 import { z } from 'zod';
+import { MODEL_PATTERN_MAX_LENGTH, refinePattern } from '../modelIds';
 import { bool, envNames, int, json } from './define';
 
 const SEC = 1_000;
@@ -16,8 +17,9 @@ export const modelDeadlineSchema = z
       .string()
       .trim()
       .min(1)
-      .max(200)
-      .regex(/^[A-Za-z0-9*?][A-Za-z0-9._:@+/*?-]*$/, 'must be a model id or a pattern with * and ?'),
+      .max(MODEL_PATTERN_MAX_LENGTH)
+      .regex(/^[A-Za-z0-9*?][A-Za-z0-9._:@+/*?-]*$/, 'must be a model id or a pattern with * and ?')
+      .superRefine(refinePattern),
     firstOutputMs: z.number().int().min(0).max(HOUR).optional(),
     contentStallMs: z.number().int().min(0).max(HOUR).optional(),
     attemptDeadlineMs: z.number().int().min(0).max(24 * HOUR).optional(),

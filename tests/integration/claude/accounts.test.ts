@@ -84,6 +84,25 @@ describe('Claude subscription: ways in', () => {
     expect(await r.t.api.listConnections()).toHaveLength(0);
   });
 
+  it('a forged denial (?error= without the state) on the loopback callback leaves the sign-in pending', async () => {
+    const r = await start();
+    const s = await r.t.api.startClaudeLogin({});
+    const forged = await fetch(`${s.redirectUri.replace('localhost', '127.0.0.1')}?error=access_denied`);
+    expect(forged.status).toBe(400);
+    expect(await r.t.api.getClaudeLogin({ loginId: s.loginId })).toMatchObject({ status: 'pending', error: null });
+    expect((await browse(r, s.authorizeUrl)).status).toBe(200);
+    await until(() => r.t.logs.lines.some((l) => l.includes('claude.signed_in')), 'the sign-in');
+    expect(await r.t.api.getClaudeLogin({ loginId: s.loginId })).toMatchObject({ status: 'done' });
+  });
+
+  it('a ninth open sign-in is a 429 that says how many are open, and nothing else changes', async () => {
+    const r = await start();
+    for (let i = 0; i < 8; i++) await r.t.api.startClaudeLogin({ mode: 'paste' });
+    const e = await refused(r.t.api.startClaudeLogin({}));
+    expect(e).toMatchObject({ status: 429, code: 'login_too_many' });
+    expect(e.message).toMatch(/8 sign-ins are already open/);
+  });
+
   it('the pasted-code flow: code#state finishes it; a wrong code is a 400 naming "code", nothing written, and the sign-in stays open', async () => {
     const r = await start();
     const s = await r.t.api.startClaudeLogin({ mode: 'paste', name: 'Pasted' });

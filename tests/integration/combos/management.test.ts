@@ -146,6 +146,21 @@ describe('combos over the management API', () => {
     expect((await call('DELETE', `/api/model-mappings/${ok.json.id}`)).status).toBe(404);
   });
 
+  it('a pattern with too many wildcards is a 400 that says so, for a mapping and for a per-model deadline', async () => {
+    const { call } = await start();
+    await call('POST', '/api/combos', { name: 'sonnet', targets: [{ provider: 'alpha', model: 'model-x' }] });
+    const greedy = `${'*a'.repeat(20)}*`;
+    const res = await call('POST', '/api/model-mappings', { pattern: greedy, combo: 'sonnet' });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ field: 'pattern' });
+    expect(res.json.error.message).toMatch(/at most 16 wildcards/);
+    expect((await call('GET', '/api/model-mappings')).json).toHaveLength(0);
+    const deadlines = await call('PATCH', '/api/settings', { 'streams.modelDeadlines': [{ model: greedy, firstOutputMs: 1000 }] });
+    expect(deadlines.status).toBe(400);
+    expect(JSON.stringify(deadlines.json.error)).toMatch(/at most 16 wildcards/);
+    expect((await call('POST', '/api/model-mappings', { pattern: '*-*-*-latest', combo: 'sonnet' })).status).toBe(200);
+  });
+
   it('keeps combos and mappings across a restart', async () => {
     const rig = await startRig({ env: ENV });
     await comboRig(rig);

@@ -77,6 +77,47 @@ describe('loopback sign-in', () => {
     expect(fake.codeExchanges).toBe(0);
   });
 
+  it('a callback with ?error= and no state (or another state) ends nothing: ours still finishes', async () => {
+    const mine = await flow.start('loopback');
+    const other = await flow.start('loopback');
+    for (const query of ['error=access_denied', 'error=access_denied&error_description=forged', `error=access_denied&state=${'x'.repeat(8)}`]) {
+      for (const s of [mine, other]) {
+        const forged = await browse(`${s.redirectUri}?${query}`);
+        expect(forged.status).toBe(400);
+        expect(forged.text).toContain('different sign-in');
+      }
+    }
+    // The other sign-in's own denial ends only the other one.
+    const otherState = new URL(other.authorizeUrl).searchParams.get('state')!;
+    expect((await browse(`${mine.redirectUri}?error=access_denied&state=${otherState}`)).status).toBe(400);
+    expect(flow.size).toBe(2);
+    const auth = await browse(mine.authorizeUrl);
+    expect((await browse(auth.location!)).status).toBe(200);
+    await expect(flow.result(mine.loginId)).resolves.toMatchObject({ refreshToken: expect.any(String) });
+    expect(flow.size).toBe(1);
+  });
+
+  it('at most 8 sign-ins are open at once: the ninth is refused clearly until one ends or expires', async () => {
+    const open = [];
+    for (let i = 0; i < 8; i++) open.push(await flow.start(i % 2 ? 'paste' : 'loopback'));
+    const refused = await flow.start('loopback').catch((e) => e);
+    expect(refused).toBeInstanceOf(ClaudeAuthError);
+    expect(refused).toMatchObject({ code: 'login_too_many' });
+    expect(refused.message).toMatch(/8 sign-ins are already open: finish or cancel one, or wait until one expires/);
+    expect(refused.toApiError().status).toBe(429);
+    await expect(flow.start('paste')).rejects.toMatchObject({ code: 'login_too_many' });
+    // A burst started together cannot pass the cap either.
+    flow.cancel(open[0]!.loginId);
+    const burst = await Promise.allSettled([flow.start('loopback'), flow.start('loopback'), flow.start('loopback')]);
+    expect(burst.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(flow.size).toBe(8);
+    // When their time is up, they all go, listeners included, and new ones can start.
+    clock.advance(10 * 60_000);
+    expect(flow.size).toBe(0);
+    await expect(request(open[2]!.redirectUri)).rejects.toThrow();
+    await expect(flow.start('loopback')).resolves.toMatchObject({ mode: 'loopback' });
+  });
+
   it('an unfinished sign-in times out on the clock and closes its listener', async () => {
     const start = await flow.start('loopback');
     const result = flow.result(start.loginId);

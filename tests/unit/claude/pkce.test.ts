@@ -84,11 +84,17 @@ describe('pasted codes', () => {
     }
   });
 
+  it('a denial without this sign-in\'s state is someone else\'s: a state mismatch, not a denial', () => {
+    expect(codeOf(() => parseCallbackQuery(new URLSearchParams('error=access_denied'), 'st'))).toBe('login_state_mismatch');
+    expect(codeOf(() => parseCallbackQuery(new URLSearchParams('error=access_denied&state='), 'st'))).toBe('login_state_mismatch');
+    expect(codeOf(() => parseCallbackQuery(new URLSearchParams('error=access_denied&state=other'), 'st'))).toBe('login_state_mismatch');
+  });
+
   it('requires the state on a loopback callback', () => {
     expect(parseCallbackQuery(new URLSearchParams('code=abc&state=st'), 'st')).toEqual({ code: 'abc' });
     expect(codeOf(() => parseCallbackQuery(new URLSearchParams('code=abc'), 'st'))).toBe('login_state_mismatch');
     expect(codeOf(() => parseCallbackQuery(new URLSearchParams('code=abc&state=x'), 'st'))).toBe('login_state_mismatch');
-    expect(codeOf(() => parseCallbackQuery(new URLSearchParams('error=access_denied'), 'st'))).toBe('login_denied');
+    expect(codeOf(() => parseCallbackQuery(new URLSearchParams('error=access_denied&state=st'), 'st'))).toBe('login_denied');
     expect(codeOf(() => parseCallbackQuery(new URLSearchParams('state=st'), 'st'))).toBe('login_missing_code');
   });
 });

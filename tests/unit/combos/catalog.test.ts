@@ -33,12 +33,12 @@ describe('ModelCatalog', () => {
 
 describe('model patterns', () => {
   it('* matches any run (slashes too), ? one character, case-insensitively', () => {
-    expect(compilePattern('claude-*').re.test('claude-sonnet-4-5-20250929')).toBe(true);
-    expect(compilePattern('claude-*').re.test('Claude-Opus-4-1')).toBe(true);
-    expect(compilePattern('*/gpt-4o').re.test('openrouter/openai/gpt-4o')).toBe(true);
-    expect(compilePattern('gpt-?').re.test('gpt-5')).toBe(true);
-    expect(compilePattern('gpt-?').re.test('gpt-5-mini')).toBe(false);
-    expect(compilePattern('gpt-4.1').re.test('gpt-401')).toBe(false);
+    expect(compilePattern('claude-*').test('claude-sonnet-4-5-20250929')).toBe(true);
+    expect(compilePattern('claude-*').test('Claude-Opus-4-1')).toBe(true);
+    expect(compilePattern('*/gpt-4o').test('openrouter/openai/gpt-4o')).toBe(true);
+    expect(compilePattern('gpt-?').test('gpt-5')).toBe(true);
+    expect(compilePattern('gpt-?').test('gpt-5-mini')).toBe(false);
+    expect(compilePattern('gpt-4.1').test('gpt-401')).toBe(false);
   });
 
   it('the most specific matching pattern wins, then the first created', () => {

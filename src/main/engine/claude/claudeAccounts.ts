@@ -334,7 +334,9 @@ export class ClaudeAccounts implements ClaudeUsageReader {
   async startLogin(input: ClaudeTarget & { mode?: 'loopback' | 'paste' }): Promise<ClaudeLoginStart> {
     const { mode = 'loopback', ...target } = input;
     this.checkTarget(target);
-    const s = await this.login.start(mode);
+    const s = await this.login.start(mode).catch((err: unknown) => {
+      throw toApi(err);
+    });
     const view: ClaudeLoginView = { loginId: s.loginId, status: 'pending', connectionId: null, error: null };
     const intent: LoginIntent = {
       target,

@@ -18,6 +18,8 @@ export type ClaudeAuthErrorCode =
   | 'login_denied'
   | 'login_unknown'
   | 'login_timeout'
+  /** Too many sign-ins open at once (each may hold a loopback listener). */
+  | 'login_too_many'
   // token endpoint
   | 'token_invalid_grant'
   | 'token_rejected'
@@ -61,6 +63,7 @@ export class ClaudeAuthError extends Error {
 
   /** The management API's form: input errors are 400 naming the field; the provider's refusal 401; outages 502. */
   toApiError(): ApiError {
+    if (this.code === 'login_too_many') return new ApiError(429, this.code, this.message);
     if (INPUT_CODES.has(this.code)) return new ApiError(400, this.code, this.message, this.field);
     if (this.terminal) return new ApiError(401, this.code, this.message, this.field);
     return new ApiError(502, this.code, this.message, this.field);

@@ -2,6 +2,9 @@
 // back to a loopback callback (127.0.0.1, a free port, path /callback) or by the user pasting the
 // `code#state` the provider's page shows. Either way the code is exchanged with the PKCE verifier
 // and the caller gets a token bundle. A sign-in that is not finished within 10 minutes is dropped.
+// At most MAX_OPEN_LOGINS are open at once (each loopback one holds a listener); beyond that,
+// start() is refused with `login_too_many` until one finishes, is cancelled or expires. A callback
+// must carry its sign-in's state to end it, a denial (`?error=`) included.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +17,8 @@ import type { ClaudeTokenBundle } from './tokenBundle';
 import { exchangeCode } from './tokenEndpoint';
 
 export const LOGIN_TTL_MS = 10 * 60_000;
+/** Sign-ins open at once (waiting for the browser or a pasted code). */
+export const MAX_OPEN_LOGINS = 8;
 
 export interface LoginStart {
   loginId: string;
@@ -32,6 +37,8 @@ export interface LoginFlowDeps {
   /** Host name in the loopback redirect URI (the listener is always 127.0.0.1). Default "localhost", as Claude Code uses. */
   loopbackHost?: string;
   ttlMs?: number;
+  /** Default MAX_OPEN_LOGINS. */
+  maxOpen?: number;
 }
 
 interface Pending {
@@ -51,10 +58,20 @@ interface Pending {
 
 export class ClaudeLoginFlow {
   private readonly pending = new Map<string, Pending>();
+  /** Loopback sign-ins whose listener is being opened (not yet in `pending`). */
+  private starting = 0;
 
   constructor(private readonly deps: LoginFlowDeps) {}
 
   async start(mode: 'loopback' | 'paste'): Promise<LoginStart> {
+    const max = this.deps.maxOpen ?? MAX_OPEN_LOGINS;
+    // Counted with the ones whose listener is still being opened, so a burst cannot pass the cap.
+    if (this.size + this.starting >= max) {
+      throw new ClaudeAuthError(
+        'login_too_many',
+        `${max} sign-ins are already open: finish or cancel one, or wait until one expires (after ${Math.round((this.deps.ttlMs ?? LOGIN_TTL_MS) / 60_000)} minutes)`,
+      );
+    }
     const cfg = this.deps.config();
     const pkce = createPkce(this.deps.bytes);
     const state = createState(this.deps.bytes);
@@ -85,11 +102,14 @@ export class ClaudeLoginFlow {
       }, ttl),
     };
     if (mode === 'loopback') {
+      this.starting++;
       try {
         p.server = await this.listen(p);
       } catch (err) {
         p.cancelTimer();
         throw err;
+      } finally {
+        this.starting--;
       }
       const port = (p.server.address() as AddressInfo).port;
       p.redirectUri = `http://${this.deps.loopbackHost ?? 'localhost'}:${port}/callback`;

@@ -88,24 +88,24 @@ export function parseAuthorizationInput(input: string, expectedState: string): {
 
 /** The loopback callback's query. */
 export function parseCallbackQuery(query: URLSearchParams, expectedState: string): { code: string } {
+  // The browser brings the state back on a redirect, so here it is required, for a denial too: a
+  // callback without this sign-in's state is someone else's (or forged) and must not end it.
+  const state = query.get('state') ?? '';
   const error = query.get('error');
   if (error) {
+    if (state !== expectedState) throw stateMismatch('state');
     const desc = query.get('error_description');
     throw new ClaudeAuthError('login_denied', `the sign-in was not approved (${(desc ?? error).slice(0, 200)})`);
   }
   const code = query.get('code');
   if (!code) throw new ClaudeAuthError('login_missing_code', 'the sign-in callback carried no code');
-  // The browser brings the state back on a redirect, so here it is required.
-  return { code: checkState(code, query.get('state') ?? '', expectedState) };
+  return { code: checkState(code, state, expectedState) };
 }
 
+const stateMismatch = (field: string) =>
+  new ClaudeAuthError('login_state_mismatch', 'this code belongs to a different sign-in (its state does not match): start "Sign in with Claude" again', field);
+
 function checkState(code: string, state: string | null, expected: string): string {
-  if (state !== null && state !== expected) {
-    throw new ClaudeAuthError(
-      'login_state_mismatch',
-      'this code belongs to a different sign-in (its state does not match): start "Sign in with Claude" again',
-      'code',
-    );
-  }
+  if (state !== null && state !== expected) throw stateMismatch('code');
   return code;
 }

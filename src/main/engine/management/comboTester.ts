@@ -1,6 +1,7 @@
 // "Test combo": one small request through the local proxy to the combo, as an agent would send it,
 // so it takes the real route (strategy, resilience, failover) and lands in the request log. The
 // protocol is the one its first usable target speaks; the answer says which target served it.
+import { modelFromHeader } from '../../../shared/modelIds';
 import type { ComboTestResult } from '../../../shared/model';
 import type { ClientKeyService } from '../auth/clientKeys';
 import type { Clock } from '../clock';
@@ -54,7 +55,8 @@ export async function testCombo(d: ComboTesterDeps, combo: ComboRecord): Promise
     const text = await res.text();
     const latencyMs = Math.round(d.clock.monotonic() - t0);
     const connectionId = res.headers.get('x-switchyard-selected-connection-id');
-    const servedModel = res.headers.get('x-switchyard-served-model');
+    const servedHeader = res.headers.get('x-switchyard-served-model');
+    const servedModel = servedHeader === null ? null : modelFromHeader(servedHeader);
     const connectionName = connectionId ? (d.registry.get(connectionId)?.name ?? null) : null;
     const base = { status: res.status, connectionId, connectionName, servedModel, latencyMs, requestId: res.headers.get('x-switchyard-request-id') };
     if (res.ok) return { ok: true, ...base, message: `served by ${connectionName ?? 'a connection'} with ${servedModel ?? 'the model'} in ${latencyMs} ms` };

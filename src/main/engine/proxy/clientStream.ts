@@ -21,7 +21,7 @@ import { inboundShapeOf } from '../routing/upstreamShape';
 import type { Target } from '../routing/target';
 import type { InbandError } from '../streams/errorStatus';
 import type { ShapedError } from '../streams/errorEvents';
-import { frameToSse, type Frame } from '../streams/frames';
+import { endsStream, frameToSse, type Frame } from '../streams/frames';
 import type { ApiShape } from '../streams/shape';
 import { SpliceSink, type ContinuationMode } from '../streams/splice';
 import { toTransportError } from '../upstream/client';
@@ -54,7 +54,8 @@ interface Rendered {
 }
 
 interface Renderer {
-  chunk(frames: readonly Frame[], bytes: Buffer): Rendered;
+  /** `bytes` null: the frames are a part of what was read (write them, not the bytes). */
+  chunk(frames: readonly Frame[], bytes: Buffer | null): Rendered;
   end(): { out: string; outcome: 'complete' | 'truncated' | 'error' };
   state(): ClientState;
 }
@@ -68,8 +69,8 @@ class NativeRenderer implements Renderer {
     private readonly tracker: StateTracker,
   ) {}
 
-  chunk(frames: readonly Frame[], bytes: Buffer): Rendered {
-    let clean = true;
+  chunk(frames: readonly Frame[], bytes: Buffer | null): Rendered {
+    let clean = bytes !== null;
     let error: InbandError | null = null;
     let errorFrame: Frame | null = null;
     let n = 0;
@@ -83,9 +84,10 @@ class NativeRenderer implements Renderer {
       if (f.kind === 'malformed') clean = false;
       else this.tracker.observe(f);
     }
-    if (clean && !error) return { out: bytes, error: null, errorFrame: null };
+    if (clean && !error) return { out: bytes!, error: null, errorFrame: null };
     // Rare: write the good frames of this chunk again instead of its bytes (comments, whose bytes
-    // may still be held, are left out: they are only heartbeats).
+    // may still be held, are left out: they are only heartbeats). Also when frames followed the
+    // stream's last event in the same chunk: they are not written.
     let out = '';
     for (let i = 0; i < n; i++) {
       const f = frames[i]!;
@@ -248,6 +250,8 @@ export class ClientStream {
     const res = this.call.res;
     return new Promise((resolve) => {
       let settled = false;
+      /** The upstream's last event was written and the client's stream closed: anything more is dropped. */
+      let atEnd = false;
       const finish = (end: AttemptEnd) => {
         if (settled) return;
         settled = true;
@@ -264,12 +268,27 @@ export class ClientStream {
         this.ended = true;
         finish({ kind: 'client_gone' });
       };
+      const onEnd = () => {
+        const r = renderer.end();
+        if (r.out) res.write(r.out);
+        if (r.outcome === 'complete') {
+          this.close('');
+          return finish({ kind: 'complete' });
+        }
+        finish(this.failed({ kind: 'truncated', status: null, headers: ready.headers, body: '', message: 'the upstream stream ended before its stop event' }, 'stream_truncated'));
+      };
       res.on('drain', onDrain);
       res.once('close', onClose);
       stream.start({
         chunk: (frames, bytes) => {
-          if (settled) return false;
-          const r = renderer.chunk(frames, bytes);
+          if (settled) {
+            // Frames after the stream's last event: the answer is over; stop reading them.
+            if (atEnd) stream.destroy();
+            return false;
+          }
+          const last = frames.findIndex(endsStream);
+          const trailing = last >= 0 && last < frames.length - 1;
+          const r = renderer.chunk(trailing ? frames.slice(0, last + 1) : frames, trailing ? null : bytes);
           const ok = r.out.length > 0 ? res.write(r.out) : true;
           if (r.error) {
             stream.destroy();
@@ -277,17 +296,18 @@ export class ClientStream {
             finish(this.failed({ kind: 'stream_error', status: r.error.status, headers: ready.headers, body: this.deps.redactor.scrub(r.errorFrame?.data ?? ''), message }, 'upstream_stream_error'));
             return false;
           }
+          if (last >= 0) {
+            // The protocol's last event is written: the answer ends here, whatever follows it.
+            atEnd = true;
+            if (trailing) stream.destroy();
+            onEnd();
+            return true;
+          }
           return ok;
         },
         end: () => {
           if (settled) return;
-          const r = renderer.end();
-          if (r.out) res.write(r.out);
-          if (r.outcome === 'complete') {
-            this.close('');
-            return finish({ kind: 'complete' });
-          }
-          finish(this.failed({ kind: 'truncated', status: null, headers: ready.headers, body: '', message: 'the upstream stream ended before its stop event' }, 'stream_truncated'));
+          onEnd();
         },
         error: (e) => {
           if (settled) return;

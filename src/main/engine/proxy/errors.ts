@@ -8,6 +8,7 @@ export type ProxyErrorCode =
   | 'invalid_request'
   | 'untranslatable_request'
   | 'missing_model'
+  | 'invalid_model'
   | 'model_not_found'
   | 'invalid_client_key'
   | 'forbidden_host'

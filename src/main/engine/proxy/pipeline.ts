@@ -39,6 +39,7 @@ import {
 import { abandonContinuation, deliver, reopensEarly } from './delivery';
 import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
+import { checkedModel } from './inboundChecks';
 import { RequestRecord } from './requestRecord';
 import { refusalFor } from './translation';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
@@ -115,10 +116,7 @@ const dispatchFor = (deps: PipelineDeps): Dispatch => {
 const plainCatalog = new ModelCatalog();
 
 export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promise<void> {
-  const model = call.json.model;
-  if (typeof model !== 'string' || model.trim() === '') {
-    throw new ProxyError(400, 'missing_model', 'the request needs a "model" string', { param: 'model' });
-  }
+  const model = checkedModel(call);
   const values = deps.settings.values;
   const record = new RequestRecord(deps, call, model, call.json.stream === true);
   const plan = planRoute(

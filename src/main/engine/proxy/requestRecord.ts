@@ -2,6 +2,7 @@
 // through, and exactly one final answer — a committed stream, an error in the inbound protocol's
 // shape, an upstream error relayed in its own words, a local token estimate, or nothing for a
 // client that left — written with exactly one request-log row.
+import { modelHeaderValue } from '../../../shared/modelIds';
 import type { AffinityTrace, AttemptEntry, ComboTrace, ComboTraceRow, LeaseTrace, RequestLogEntry, SkipEntry } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { RequestLog } from '../logs/requestLog';
@@ -25,12 +26,15 @@ export const loggedPath = (url: string | undefined): string => {
   return q >= 0 ? u.slice(0, q) : u;
 };
 
-/** Headers that say what served (or would have served) a request. */
+/**
+ * Headers that say what served (or would have served) a request. The model id may come from the
+ * client, so it is written in the header-safe encoding, or left out (shared/modelIds.ts): a header
+ * value never throws on the answer path.
+ */
 export function servedHeaders(target: Target): Record<string, string> {
-  const h: Record<string, string> = {
-    'x-switchyard-selected-connection-id': target.conn.id,
-    'x-switchyard-served-model': target.model,
-  };
+  const h: Record<string, string> = { 'x-switchyard-selected-connection-id': target.conn.id };
+  const model = modelHeaderValue(target.model);
+  if (model !== null) h['x-switchyard-served-model'] = model;
   if (target.combo) h['x-switchyard-combo'] = target.combo.name;
   return h;
 }

@@ -34,14 +34,14 @@ const SOURCE_WORDS: Record<string, string> = {
 
 interface Compiled {
   snap: ResolvedSettings;
-  rows: { row: ModelDeadline; re: CompiledPattern }[];
+  rows: { row: ModelDeadline; pattern: CompiledPattern }[];
 }
 
 let compiled: Compiled | null = null;
 
 function modelRows(snap: ResolvedSettings): Compiled['rows'] {
   if (compiled?.snap === snap) return compiled.rows;
-  const rows = snap.values['streams.modelDeadlines'].map((row) => ({ row, re: compilePattern(row.model) }));
+  const rows = snap.values['streams.modelDeadlines'].map((row) => ({ row, pattern: compilePattern(row.model) }));
   compiled = { snap, rows };
   return rows;
 }
@@ -49,7 +49,7 @@ function modelRows(snap: ResolvedSettings): Compiled['rows'] {
 /** The first row whose pattern matches the model id, with or without its provider prefix. */
 function modelRow(snap: ResolvedSettings, model: string): ModelDeadline | null {
   const bare = model.slice(model.lastIndexOf('/') + 1);
-  for (const { row, re } of modelRows(snap)) if (re.re.test(model) || re.re.test(bare)) return row;
+  for (const { row, pattern } of modelRows(snap)) if (pattern.test(model) || pattern.test(bare)) return row;
   return null;
 }
 

@@ -413,6 +413,18 @@ function fastChat(data: string): Frame | null {
   return new SseFrame('openai-chat', null, data, UNPARSED, d, false, text);
 }
 
+/**
+ * Whether `f` is the last event its protocol sends: `message_stop`, Chat's `[DONE]` (a
+ * finish_reason is not: the usage chunk and `[DONE]` follow it), or a Responses terminal event.
+ * Nothing after it belongs to the answer.
+ */
+export function endsStream(f: Frame): boolean {
+  if (!f.terminal) return false;
+  if (f.shape === 'anthropic-messages') return f.type === 'message_stop';
+  if (f.shape === 'openai-chat') return f.type === '[DONE]';
+  return true;
+}
+
 /** Classifies one SSE event of the given shape. Never throws: bad JSON is a `malformed` frame. */
 export function classifyFrame(shape: ApiShape, event: string | null, data: string): Frame {
   const d: Draft = {

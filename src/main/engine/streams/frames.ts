@@ -11,7 +11,7 @@ import { classifyFrame, commentFrame, type Frame, type FrameUsage } from './fram
 import type { ApiShape } from './shape';
 
 export type { Frame, FrameKind, FrameUsage } from './frame';
-export { classifyFrame, commentFrame } from './frame';
+export { classifyFrame, commentFrame, endsStream } from './frame';
 
 export interface PushResult {
   /** The complete frames this chunk finished, in order (a frame split across chunks comes out once, whole). */
