@@ -166,6 +166,24 @@ describe('mid-stream recovery: a broken answer is continued on the next connecti
     });
   }
 
+  it("after a continuation the session's pin is on the connection that finished the answer, not the one whose stream broke", async () => {
+    const { r, a, b } = await twoKeys(true);
+    const session = { 'X-Claude-Code-Session-Id': 'session-continued' };
+    const live = r.live(KA);
+    s.fake.script({ key: KB }, [{ chunks: anthropicText(MODEL, FULL.slice(30)) }]);
+    const read = readAnthropic(r.anthropic, {}, session);
+    await breakAfter(r, live, read.seen, 30, 'cut');
+    const out = await read.done;
+    expect(out.error).toBeNull();
+    expect(out.text).toBe(FULL.join(''));
+    const log = await r.logOf(MODEL);
+    expect(log.attempts.map((x) => x.connectionId)).toEqual([a, b]);
+    expect(log.affinity).toMatchObject({ session: 'session-continued', result: 'moved' });
+    const pins = (await r.t.api.listSessions()).sessions;
+    expect(pins).toHaveLength(1);
+    expect(pins[0]).toMatchObject({ session: 'session-continued', connectionId: b });
+  });
+
   it('a third connection continues when the second breaks too; usage is summed once in the log (R-TW-12)', async () => {
     const r = await s.start();
     await r.addAnthropic('Key A', KA, { priority: 1 });
