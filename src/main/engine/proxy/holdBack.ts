@@ -112,6 +112,9 @@ export function noteStats(entry: AttemptEntry, stream: UpstreamStream, t0: numbe
 
 /** Reads a streamed 2xx until it is worth committing; a failure before that is a failed attempt. */
 export async function holdBack(deps: HoldBackDeps, i: HoldBackInput): Promise<Outcome> {
+  // The upstream answered (a 2xx and its headers): however the stream then fails, the log shows that
+  // status, not "no response" (a failure's own status, an in-band error's, still wins).
+  i.entry.status = i.status;
   const reader = new BodyReader(i.body);
   const first = await reader.first();
   const firstByteAt = deps.clock.monotonic();
