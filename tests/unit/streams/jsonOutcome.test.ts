@@ -54,7 +54,7 @@ describe('jsonOutcome', () => {
 });
 
 describe('emptyJsonAnswer: when a complete non-stream answer is an empty one', () => {
-  const empty = (shape: Parameters<typeof jsonOutcome>[0], body: unknown) => emptyJsonAnswer(shape, jsonOutcome(shape, body));
+  const empty = emptyJsonAnswer;
 
   it('no output and a natural stop is empty, in each shape; reasoning alone is still empty', () => {
     expect(empty('anthropic-messages', { type: 'message', content: [], stop_reason: 'end_turn' })).toBe(true);
@@ -78,6 +78,9 @@ describe('emptyJsonAnswer: when a complete non-stream answer is an empty one', (
     expect(empty('openai-responses', { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [] })).toBe(false);
     expect(empty('openai-responses', { status: 'in_progress', output: [] })).toBe(false);
     expect(empty('openai-chat', { error: { message: 'boom', type: 'server_error' } })).toBe(false);
+    // Something that is not a completion of the shape at all is left to the client.
+    expect(empty('anthropic-messages', {})).toBe(false);
+    expect(empty('openai-chat', { object: 'list', data: [] })).toBe(false);
   });
 });
 

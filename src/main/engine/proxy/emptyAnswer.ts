@@ -11,7 +11,6 @@
 import type { UpstreamFailure } from '../resilience/port';
 import { emptyJsonAnswer } from '../streams/emptyAnswer';
 import { errorBodyFor } from '../streams/errorEvents';
-import { jsonOutcome } from '../streams/jsonOutcome';
 import type { ApiShape } from '../streams/shape';
 import type { AttemptOutcome, Dispatch, ReadyResponse } from './attempt';
 import { BodyReader } from './bodyReader';
@@ -59,7 +58,7 @@ export function emptyAnswerDispatch(next: Dispatch<BodyReader | UpstreamStream>)
       } catch {
         return out;
       }
-      if (!emptyJsonAnswer(shape, jsonOutcome(shape, parsed))) return out;
+      if (!emptyJsonAnswer(shape, parsed)) return out;
     }
     reader.destroy();
     return emptyFailure(shape, ready);

@@ -5,7 +5,7 @@
 // or a deliberate answer: its token limit or stop sequence was reached first (another target would
 // do the same, at the price of another call), a filter or refusal, or a turn that ended to run a
 // tool.
-import type { JsonOutcome } from './jsonOutcome';
+import { jsonOutcome } from './jsonOutcome';
 import type { ApiShape } from './shape';
 
 /** Stop reasons that make an answer without output a legitimate one. */
@@ -14,12 +14,21 @@ export const ASKED_FOR_EMPTY: ReadonlySet<string> = new Set(['max_tokens', 'leng
 /** Whether an answer without output that stopped for `stopReason` was asked for. */
 export const askedForEmpty = (stopReason: string | null): boolean => stopReason !== null && ASKED_FOR_EMPTY.has(stopReason);
 
+/** The body is a completion of this shape at all (a bare `{}` or another object is left alone). */
+function looksLikeCompletion(shape: ApiShape, j: Record<string, unknown>): boolean {
+  if (shape === 'anthropic-messages') return Array.isArray(j.content);
+  if (shape === 'openai-chat') return Array.isArray(j.choices);
+  return Array.isArray(j.output);
+}
+
 /**
- * Whether a complete non-stream answer (read by jsonOutcome) is an empty answer: no error, no
- * output, not asked for. A Responses object counts only once `completed` (a queued or running one
- * has no output yet by design).
+ * Whether a complete non-stream answer is an empty one: a completion of its shape with no error,
+ * no output, not asked for. A Responses object counts only once `completed` (a queued or running
+ * one has no output yet by design).
  */
-export function emptyJsonAnswer(shape: ApiShape, o: JsonOutcome): boolean {
+export function emptyJsonAnswer(shape: ApiShape, body: unknown): boolean {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || !looksLikeCompletion(shape, body as Record<string, unknown>)) return false;
+  const o = jsonOutcome(shape, body);
   if (o.error || o.output || askedForEmpty(o.stopReason)) return false;
   return shape !== 'openai-responses' || o.stopReason === 'completed';
 }
