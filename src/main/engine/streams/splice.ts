@@ -102,6 +102,8 @@ export class OccurrenceTracker {
  */
 export class Overlap {
   private next = '';
+  /** How many leading characters of the continuation equal the answer's trailing whitespace (kept as it grows: reading `next` would flatten it every delta). */
+  private wsK = 0;
   private readonly ws: string;
   private readonly whole: OccurrenceTracker;
   /** The continuation after its leading whitespace ("continue" only), once that whitespace ended. */
@@ -117,6 +119,7 @@ export class Overlap {
   }
 
   add(d: string): void {
+    if (this.wsK === this.next.length) this.wsK += commonPrefix(d, this.ws.slice(this.wsK));
     this.next += d;
     this.whole.add(d);
     if (this.mode === 'prefill') return;
@@ -135,8 +138,7 @@ export class Overlap {
 
   /** The characters to drop, or null when undecided (never when `final`). */
   decide(final: boolean): number | null {
-    const { seen, next, ws } = this;
-    const wsK = commonPrefix(next, ws);
+    const { seen, next, ws, wsK } = this;
     const wsUndecided = wsK === next.length && wsK < ws.length;
     if (this.mode === 'prefill') {
       if (!final && (this.whole.inside || wsUndecided)) return null;
