@@ -2,7 +2,7 @@
 // fails over, like an empty stream (SPEC §2.5), in each API shape, with the real SDK clients:
 // Anthropic Messages, OpenAI Chat and OpenAI Responses, natively and translated. An answer that is
 // only a tool call is an answer; one whose emptiness its own token limit caused is passed on; a
-// reasoning-only one is empty. With nobody left, the client gets an error, never the empty answer.
+// reasoning-only one is empty, and so is a 200 with no body. With nobody left, the client gets an error, never the empty answer.
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { anthropicMessage, openaiCompletion, openaiToolCompletion, responsesResult } from '../../support/fakeUpstream';
@@ -90,6 +90,15 @@ describe('an empty non-stream answer fails over', () => {
     expect(response.headers.get(SELECTED)).toBe(b);
     const log = await r.logOf(`anthropic/${MODEL}`);
     expect(log.attempts[0]).toMatchObject({ connectionId: a, errorClass: 'empty_response', translated: 'openai-chat→anthropic-messages' });
+  });
+
+  it('a 200 with no body at all is empty too: it fails over', async () => {
+    const { r, a, b } = await anthropicPair();
+    s.fake.script({ key: KA }, [{ status: 200, body: '' }]);
+    const { data, response } = await r.anthropic.messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.content).toEqual([{ type: 'text', text: 'Served by B.' }]);
+    expect(response.headers.get(SELECTED)).toBe(b);
+    expect((await r.logOf(MODEL)).attempts[0]).toMatchObject({ connectionId: a, status: 200, errorClass: 'empty_response' });
   });
 
   it('a reasoning-only answer is empty: it fails over', async () => {
