@@ -136,6 +136,11 @@ export class Overlap {
     this.afterWs?.add(d);
   }
 
+  /** The continuation's text so far (held by the sink until the overlap is decided). */
+  get text(): string {
+    return this.next;
+  }
+
   /** The characters to drop, or null when undecided (never when `final`). */
   decide(final: boolean): number | null {
     const { seen, next, ws, wsK } = this;
@@ -176,14 +181,13 @@ export interface SpliceOptions {
 }
 
 export class SpliceSink implements IrSink {
-  private deciding = true;
-  private buf = '';
   private droppedOpen = false;
   private readonly own: IrUsage = emptyUsage();
   /** Characters of the continuation dropped as overlap. */
   trimmed = 0;
 
-  private readonly overlap: Overlap;
+  /** Until the overlap is decided (then dropped with the text it held). */
+  private overlap: Overlap | null;
 
   constructor(
     private readonly writer: IrWriter,
@@ -193,21 +197,20 @@ export class SpliceSink implements IrSink {
   }
 
   private flush(final: boolean): void {
-    if (!this.deciding) return;
-    const k = this.overlap.decide(final);
+    const o = this.overlap;
+    if (!o) return;
+    const k = o.decide(final);
     if (k === null) return;
-    this.deciding = false;
+    this.overlap = null;
     this.trimmed = k;
-    const rest = this.buf.slice(k);
-    this.buf = '';
+    const rest = o.text.slice(k);
     if (rest) this.writer.text(rest);
   }
 
   start(): void {}
 
   text(text: string): void {
-    if (!this.deciding) return this.writer.text(text);
-    this.buf += text;
+    if (!this.overlap) return this.writer.text(text);
     this.overlap.add(text);
     this.flush(false);
   }
