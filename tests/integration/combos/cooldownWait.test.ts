@@ -2,6 +2,7 @@
 // sent (R-DBG-01..03). The engine runs on a fake clock: a waiting request is released by
 // advancing it, so nothing here sleeps for real.
 import { describe, expect, it } from 'vitest';
+import { anthropicMessage } from '../../support/fakeUpstream';
 import { anthropicError, rateLimited, rigPerTest, type Rig } from '../resilience/support';
 import { comboRig, ENV, KEY_A, KEY_B, overloaded, send, waiting, type ComboRig } from './support';
 
@@ -123,7 +124,7 @@ describe('combo cooldown-aware waits', () => {
   it('one target 429s with a Retry-After that fits, the other fails: waits it out and retries once', async () => {
     const r = await start();
     await r.rig.t.api.updateCombo({ id: 'pool', patch: { strategy: 'priority' } });
-    fake.script({ key: KEY_A }, [rateLimited({ 'retry-after': '3' }), { json: undefined }], { repeatLast: false });
+    fake.script({ key: KEY_A }, [rateLimited({ 'retry-after': '3' }), { json: anthropicMessage('model-x') }], { repeatLast: false });
     fake.script({ key: KEY_B }, [overloaded()]);
     const got = await sendThroughWait(r.rig, 3_000);
     expect(got).toMatchObject({ status: 200, connection: r.a.id, servedModel: 'model-x' });

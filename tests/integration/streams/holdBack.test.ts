@@ -44,6 +44,10 @@ describe('hold-back: a stream is committed at its first model output', () => {
     await until(() => live.closedByClient, 'the proxy to close A');
     const log = await r.logOf(MODEL);
     expect(log.attempts[0]).toMatchObject({ connectionId: a, watchdog: 'first_output', errorClass: 'stream_stall', failedOver: true, firstOutputMs: null, outputFrames: 0 });
+    // The stalled attempt is logged with what the upstream really sent: its 200, a first byte and its first events.
+    expect(log.attempts[0]).toMatchObject({ status: 200, frames: 3 });
+    expect(log.attempts[0]!.ttfbMs).not.toBeNull();
+    expect(log.attempts[0]!.bytes).toBeGreaterThan(0);
     expect(log.attempts[0]!.errorMessage).toMatch(/no model output within 60 s/);
     expect(log.attempts[1]).toMatchObject({ errorCode: null, outputFrames: ANSWER.length });
     // R-CC-22: the stall is recorded on A, and sets no cooldown.
@@ -93,7 +97,7 @@ describe('hold-back: a stream is committed at its first model output', () => {
     s.fake.script({ key: KA }, [{ chunks: [e.messageStart(MODEL), e.messageDelta('end_turn', 0), e.messageStop()] }], { repeatLast: false });
     const out = await readAnthropic(r.anthropic).done;
     expect(textOf(out.final)).toBe(ANSWER.join(''));
-    expect((await r.logOf(MODEL)).attempts[0]).toMatchObject({ errorClass: 'empty_response', failedOver: true });
+    expect((await r.logOf(MODEL)).attempts[0]).toMatchObject({ status: 200, errorClass: 'empty_response', failedOver: true });
     expect((await r.cooldownOf(a)).lastErrorType).toBe('empty_response');
 
     s.fake.script({ key: KA }, [{ chunks: [e.messageStart(MODEL, 'msg_max'), e.messageDelta('max_tokens', 1), e.messageStop()] }], { repeatLast: false });
@@ -108,7 +112,7 @@ describe('hold-back: a stream is committed at its first model output', () => {
     const before = await r.breakerWindow('anthropic');
     const out = await readAnthropic(r.anthropic).done;
     expect(textOf(out.final)).toBe(ANSWER.join(''));
-    expect((await r.logOf(MODEL)).attempts[0]).toMatchObject({ errorClass: 'stream_truncated', failedOver: true });
+    expect((await r.logOf(MODEL)).attempts[0]).toMatchObject({ status: 200, errorClass: 'stream_truncated', failedOver: true });
     const after = await r.breakerWindow('anthropic');
     // The truncation is a provider-level outcome in the breaker's window (B's success is the other).
     expect(after.windowOutcomes).toBeGreaterThan(before.windowOutcomes);

@@ -139,6 +139,51 @@ describe('mid-stream recovery: a broken answer is continued on the next connecti
     expect((s.fake.requestsFor({ key: KB })[0]!.body!.messages as { content: unknown }[]).at(-1)!.content).toBe(CONTINUE_PROMPT);
   });
 
+  for (const thinking of [false, true]) {
+    it(`a 400-word answer cut half-way and restarted from its beginning by the backup reaches the client as exactly the 400 words (${thinking ? '"continue" turn' : 'prefill ignored'})`, async () => {
+      const r = await s.start();
+      await r.addAnthropic('Key A', KA, { priority: 1 });
+      await r.addAnthropic('Key B', KB, { priority: 2 });
+      await r.settings({ streamRecovery: { midstream: { enabled: true } } });
+      const answer = words(0, 400, 'word');
+      const cut = 230;
+      const live = r.live(KA);
+      // B answers the whole thing again from the first word, whatever it was asked.
+      s.fake.script({ key: KB }, [{ chunks: anthropicText(MODEL, answer) }]);
+      const read = readAnthropic(r.anthropic, thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 4000 } : { max_tokens: 4000 });
+      await live.attached;
+      live.send(e.messageStart(MODEL, 'msg_first'), e.textStart(), ...answer.slice(0, cut).map((w) => e.text(w)));
+      await until(() => read.seen() === answer.slice(0, cut).join(''), 'the client to read the first part');
+      expect(read.seen().length).toBeGreaterThan(600);
+      live.cut();
+      const out = await read.done;
+      expect(out.error).toBeNull();
+      expect(out.text).toBe(answer.join(''));
+      expect(out.text.trim().split(/\s+/)).toHaveLength(400);
+      expect(textOf(out.final)).toBe(answer.join(''));
+      const log = await r.logOf(MODEL);
+      expect(log.attempts[1]).toMatchObject({ continuation: thinking ? 'continue' : 'prefill', errorCode: null });
+    });
+  }
+
+  it("after a continuation the session's pin is on the connection that finished the answer, not the one whose stream broke", async () => {
+    const { r, a, b } = await twoKeys(true);
+    const session = { 'X-Claude-Code-Session-Id': 'session-continued' };
+    const live = r.live(KA);
+    s.fake.script({ key: KB }, [{ chunks: anthropicText(MODEL, FULL.slice(30)) }]);
+    const read = readAnthropic(r.anthropic, {}, session);
+    await breakAfter(r, live, read.seen, 30, 'cut');
+    const out = await read.done;
+    expect(out.error).toBeNull();
+    expect(out.text).toBe(FULL.join(''));
+    const log = await r.logOf(MODEL);
+    expect(log.attempts.map((x) => x.connectionId)).toEqual([a, b]);
+    expect(log.affinity).toMatchObject({ session: 'session-continued', result: 'moved' });
+    const pins = (await r.t.api.listSessions()).sessions;
+    expect(pins).toHaveLength(1);
+    expect(pins[0]).toMatchObject({ session: 'session-continued', connectionId: b });
+  });
+
   it('a third connection continues when the second breaks too; usage is summed once in the log (R-TW-12)', async () => {
     const r = await s.start();
     await r.addAnthropic('Key A', KA, { priority: 1 });

@@ -70,6 +70,31 @@ describe('stream resilience across protocols', () => {
       expect(log.attempts.map((x) => x.continuation ?? null)).toEqual([null, 'continue']);
     });
 
+    it('a long answer (5,000+ characters) whose continuation repeats a long tail, or restarts it, reaches the client once', async () => {
+      const r = await s.start();
+      await r.addOpenAI('A', KA, { priority: 1 });
+      await r.addOpenAI('B', KB, { priority: 2 });
+      await recoveryOn(r);
+      const long = words(0, 900, 'token');
+      const cut = 700;
+      expect(long.slice(0, cut).join('').length).toBeGreaterThan(5_000);
+      for (const from of [300, 0]) {
+        s.fake.reset();
+        const live = r.live(KA);
+        // B repeats the answer from word `from` (a 400-word tail, then the whole answer) before going on.
+        s.fake.script({ key: KB }, [{ chunks: chatText(CHAT_MODEL, long.slice(from), { id: 'chatcmpl-b' }) }]);
+        const read = readChat(r.openai);
+        await live.attached;
+        live.send(ce.role(CHAT_MODEL, 'chatcmpl-a'), ...long.slice(0, cut).map((w) => ce.text(CHAT_MODEL, w, 'chatcmpl-a')));
+        await until(() => read.seen() === long.slice(0, cut).join(''), 'the first part');
+        live.cut();
+        const out = await read.done;
+        expect(out.error).toBeNull();
+        expect(read.seen()).toBe(long.join(''));
+        expect(out.final!.choices[0]!.message.content).toBe(long.join(''));
+      }
+    });
+
     it('recovery off: an error chunk after the text the client already has (the SDK throws)', async () => {
       const r = await s.start();
       await r.addOpenAI('A', KA);

@@ -121,8 +121,9 @@ export interface AnthropicRead {
 export function readAnthropic(
   client: Anthropic,
   body: Partial<Anthropic.MessageStreamParams> = {},
+  headers: Record<string, string> = {},
 ): { done: Promise<AnthropicRead>; stream: ReturnType<Anthropic['messages']['stream']>; seen: () => string; events: string[] } {
-  const stream = client.messages.stream({ model: MODEL, max_tokens: 200, messages: [{ role: 'user', content: 'Write the words.' }], ...body } as Anthropic.MessageStreamParams);
+  const stream = client.messages.stream({ model: MODEL, max_tokens: 200, messages: [{ role: 'user', content: 'Write the words.' }], ...body } as Anthropic.MessageStreamParams, { headers });
   const events: string[] = [];
   let text = '';
   stream.on('streamEvent', (e) => events.push(e.type));

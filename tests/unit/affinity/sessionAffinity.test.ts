@@ -78,6 +78,36 @@ describe('SessionAffinity', () => {
     expect(request(r, null).order).toEqual([0, 1, 2]);
   });
 
+  it('a continuation of the same request (a second ready response) moves the pin to the target that finished the answer', () => {
+    const r = affinityRig();
+    request(r, 2);
+    const c = call(S);
+    const p = plan([0, 1, 2].map((i) => target(r.conns[i]!)));
+    const trace = r.affinity.route(c, p, r.clock.now())!;
+    const at = (i: number) => p.order.find((t) => t.conn === r.conns[i])!;
+    r.affinity.served(c, at(2)); // the pinned target's stream reached the client, then broke
+    expect(trace.result).toBe('kept');
+    r.affinity.served(c, at(0)); // the continuation finished it
+    expect(trace.result).toBe('moved');
+    expect(r.pinRows()).toEqual([expect.objectContaining({ connection_id: r.conns[0]!.id })]);
+    r.affinity.served(c, at(1)); // and a third one, after a second break
+    expect(request(r, null).order).toEqual([1, 0, 2]);
+  });
+
+  it('a continuation does not take a pin another request of the session moved meanwhile', () => {
+    const r = affinityRig();
+    request(r, 2);
+    const c = call(S);
+    const p = plan([0, 1, 2].map((i) => target(r.conns[i]!)));
+    r.affinity.route(c, p, r.clock.now());
+    r.affinity.served(c, p.order.find((t) => t.conn === r.conns[2])!);
+    // Another request of the session fails over off the pin and is served by 1 (the pin moves there).
+    expect(request(r, 1).trace?.result).toBe('moved');
+    expect(request(r, null).order[0]).toBe(1);
+    r.affinity.served(c, p.order.find((t) => t.conn === r.conns[0])!);
+    expect(request(r, null).order[0]).toBe(1);
+  });
+
   it('a pin whose connection cannot serve this request is kept (another model of the session)', () => {
     const r = affinityRig();
     request(r, 2);

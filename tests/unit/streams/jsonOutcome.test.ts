@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { streamErrorEvent, errorBodyFor } from '../../../src/main/engine/streams/errorEvents';
 import { FrameReader } from '../../../src/main/engine/streams/frames';
+import { emptyJsonAnswer } from '../../../src/main/engine/streams/emptyAnswer';
 import { jsonOutcome } from '../../../src/main/engine/streams/jsonOutcome';
 
 describe('jsonOutcome', () => {
@@ -49,6 +50,37 @@ describe('jsonOutcome', () => {
     expect(jsonOutcome('anthropic-messages', { type: 'error', error: { type: 'overloaded_error', message: 'o' } }).error?.status).toBe(529);
     expect(jsonOutcome('openai-responses', { status: 'failed', error: { code: 'server_error', message: 'x' }, output: [] }).error?.status).toBe(500);
     expect(jsonOutcome('openai-chat', 'nope').error?.status).toBe(502);
+  });
+});
+
+describe('emptyJsonAnswer: when a complete non-stream answer is an empty one', () => {
+  const empty = emptyJsonAnswer;
+
+  it('no output and a natural stop is empty, in each shape; reasoning alone is still empty', () => {
+    expect(empty('anthropic-messages', { type: 'message', content: [], stop_reason: 'end_turn' })).toBe(true);
+    expect(empty('anthropic-messages', { type: 'message', content: [{ type: 'text', text: '' }], stop_reason: 'end_turn' })).toBe(true);
+    expect(empty('anthropic-messages', { type: 'message', content: [{ type: 'thinking', thinking: 'hm' }], stop_reason: 'end_turn' })).toBe(true);
+    expect(empty('openai-chat', { choices: [{ message: { role: 'assistant', content: '' }, finish_reason: 'stop' }] })).toBe(true);
+    expect(empty('openai-chat', { choices: [{ message: { role: 'assistant', content: null }, finish_reason: 'stop' }] })).toBe(true);
+    expect(empty('openai-responses', { object: 'response', status: 'completed', output: [] })).toBe(true);
+  });
+
+  it('text, a tool call or a refusal is an answer', () => {
+    expect(empty('anthropic-messages', { content: [{ type: 'tool_use', id: 't', name: 'f', input: {} }], stop_reason: 'tool_use' })).toBe(false);
+    expect(empty('openai-chat', { choices: [{ message: { content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }, finish_reason: 'tool_calls' }] })).toBe(false);
+    expect(empty('openai-chat', { choices: [{ message: { content: null, refusal: 'No.' }, finish_reason: 'stop' }] })).toBe(false);
+    expect(empty('openai-responses', { status: 'completed', output: [{ type: 'function_call', name: 'f', arguments: '{}' }] })).toBe(false);
+  });
+
+  it("emptiness the request's own limits asked for, an error body, or a response not yet completed is not an empty answer", () => {
+    expect(empty('anthropic-messages', { content: [], stop_reason: 'max_tokens' })).toBe(false);
+    expect(empty('openai-chat', { choices: [{ message: { content: '' }, finish_reason: 'length' }] })).toBe(false);
+    expect(empty('openai-responses', { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, output: [] })).toBe(false);
+    expect(empty('openai-responses', { status: 'in_progress', output: [] })).toBe(false);
+    expect(empty('openai-chat', { error: { message: 'boom', type: 'server_error' } })).toBe(false);
+    // Something that is not a completion of the shape at all is left to the client.
+    expect(empty('anthropic-messages', {})).toBe(false);
+    expect(empty('openai-chat', { object: 'list', data: [] })).toBe(false);
   });
 });
 

@@ -18,6 +18,7 @@ import { readBodyText, toTransportError, type UpstreamClient, type UpstreamRespo
 import { buildUpstreamHeaders, upstreamTarget } from '../upstream/headers';
 import type { TimeoutResolver } from '../upstream/timeouts';
 import { BodyReader, type FirstChunk, type ResponseBody } from './bodyReader';
+import { emptyAnswerDispatch } from './emptyAnswer';
 import { continuingDispatch, type Continuation } from './continuing';
 import { AttemptWatch, holdBack } from './holdBack';
 import type { InboundCall } from './inbound';
@@ -108,10 +109,11 @@ const abortedOutcome = (signal: AbortSignal): { kind: 'aborted' } | { kind: 'exe
 
 /**
  * The innermost dispatch: a continuation's request body (when the attempt continues a broken
- * answer), the translation step, and one HTTP call to the target's connection.
+ * answer), the translation step, the empty-answer check (emptyAnswer.ts), and one HTTP call to
+ * the target's connection.
  */
 export function upstreamDispatch(deps: UpstreamCallDeps): Dispatch {
-  return continuingDispatch(translatingDispatch(deps, httpDispatch(deps)));
+  return continuingDispatch(translatingDispatch(deps, emptyAnswerDispatch(httpDispatch(deps))));
 }
 
 const isEventStream = (headers: Record<string, string>) => {

@@ -144,6 +144,43 @@ export class BodyReader implements ResponseBody {
     });
   }
 
+  /**
+   * Reads ahead without handing the body over: the whole body (`first` included) when it ends
+   * within `limit` bytes, else null. Either way every chunk read stays held, in order, for the
+   * consumer that follows (pass it the same `first`), and an end or error is replayed to it.
+   */
+  peek(first: Buffer | null, limit: number): Promise<{ ok: true; body: Buffer | null } | { ok: false; error: unknown }> {
+    return new Promise((resolve) => {
+      const read: Buffer[] = [];
+      let size = first?.length ?? 0;
+      let settled = false;
+      const settle = (r: { ok: true; body: Buffer | null } | { ok: false; error: unknown }) => {
+        if (settled) return;
+        settled = true;
+        // Back to holding: what was read is the pending head again (chunks still being handed to
+        // this consumer by consume() land in the same array, so the order holds).
+        this.consumer = null;
+        this.pending = read;
+        resolve(r);
+      };
+      this.consume({
+        data: (c) => {
+          read.push(c);
+          if (settled) return false;
+          size += c.length;
+          if (size > limit) {
+            this.body.pause();
+            settle({ ok: true, body: null });
+            return false;
+          }
+          return true;
+        },
+        end: () => settle({ ok: true, body: Buffer.concat(first ? [first, ...read] : read, size) }),
+        error: (e) => settle({ ok: false, error: e }),
+      });
+    });
+  }
+
   /** Reads the whole body (first chunk included) up to `limit` bytes; past it the body is dropped. */
   readAll(first: Buffer | null, limit: number): Promise<ReadAllResult> {
     return new Promise((resolve) => {

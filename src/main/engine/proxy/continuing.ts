@@ -50,6 +50,7 @@ export function continuingDispatch(next: Dispatch): Dispatch {
     if (mode !== 'prefill' || out.kind !== 'failed' || out.failure.status !== 400) return out;
     ctx.entry.prefillRefused = true;
     ctx.entry.continuation = 'continue';
+    ctx.entry.status = null;
     return next(withCall(ctx, c.callFor('continue')));
   };
 }

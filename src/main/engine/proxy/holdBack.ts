@@ -10,6 +10,7 @@ import type { AttemptEntry } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { SecretRedactor } from '../logger';
 import type { UpstreamFailure } from '../resilience/port';
+import { askedForEmpty } from '../streams/emptyAnswer';
 import { errorBodyFor } from '../streams/errorEvents';
 import type { InbandError } from '../streams/errorStatus';
 import type { ApiShape } from '../streams/shape';
@@ -19,9 +20,6 @@ import type { AttemptOutcome, ReadyResponse } from './attempt';
 import { BodyReader } from './bodyReader';
 import type { StreamPolicy } from './streamPolicy';
 import { UpstreamStream } from './upstreamStream';
-
-/** Stop reasons that make an answer without output a legitimate one (it was cut by the request's own limits). */
-export const ASKED_FOR_EMPTY: ReadonlySet<string> = new Set(['max_tokens', 'length', 'stop_sequence', 'max_output_tokens', 'incomplete', 'content_filter', 'refusal', 'tool_use', 'tool_calls', 'pause_turn']);
 
 type Outcome = AttemptOutcome<UpstreamStream>;
 
@@ -98,7 +96,7 @@ function failed(i: HoldBackInput, kind: UpstreamFailure['kind'], e: InbandError,
 /** A stream that ended properly with no model output (reasoning alone is not output, R-CC-31), not asked for by its limits. */
 export function endedEmpty(stream: UpstreamStream): boolean {
   const f = stream.frames;
-  return f.sawTerminal && !f.sawOutput && !(f.stopReason !== null && ASKED_FOR_EMPTY.has(f.stopReason));
+  return f.sawTerminal && !f.sawOutput && !askedForEmpty(f.stopReason);
 }
 
 export function noteStats(entry: AttemptEntry, stream: UpstreamStream, t0: number, fired: WatchFire | null): void {
@@ -112,6 +110,9 @@ export function noteStats(entry: AttemptEntry, stream: UpstreamStream, t0: numbe
 
 /** Reads a streamed 2xx until it is worth committing; a failure before that is a failed attempt. */
 export async function holdBack(deps: HoldBackDeps, i: HoldBackInput): Promise<Outcome> {
+  // The upstream answered (a 2xx and its headers): however the stream then fails, the log shows that
+  // status, not "no response" (a failure's own status, an in-band error's, still wins).
+  i.entry.status = i.status;
   const reader = new BodyReader(i.body);
   const first = await reader.first();
   const firstByteAt = deps.clock.monotonic();

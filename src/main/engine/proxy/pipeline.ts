@@ -394,7 +394,8 @@ async function runAttempt(
         return 'done';
       case 'failed': {
         const { failure } = outcome;
-        entry.status = failure.status;
+        // A stream that failed after its 2xx (a stall, an empty or truncated body) keeps that status (holdBack.ts).
+        entry.status = failure.status ?? entry.status;
         if (call.protocol === 'anthropic-count-tokens' && [404, 405, 501].includes(failure.status ?? 0)) {
           // The endpoint is missing on this gateway: not a failure of the connection or the model.
           entry.errorClass = 'endpoint_unsupported';

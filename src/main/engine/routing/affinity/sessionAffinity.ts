@@ -47,6 +47,12 @@ interface RequestState {
   /** The pin's place when the request was routed (null: no pin yet). */
   seen: PinPlace | null;
   trace: AffinityTrace;
+  /**
+   * Set once a response of this request was ready: where that success left the pin, when it was
+   * there (null: it was left elsewhere). A later ready response of the same request (a
+   * continuation of a broken answer) moves the pin on from there.
+   */
+  served?: PinPlace | null;
 }
 
 const mapKey = (clientKeyId: string, scope: string, session: string) => `${clientKeyId}\u0001${scope}\u0001${session}`;
@@ -144,11 +150,12 @@ export class SessionAffinity {
   /**
    * A response from `target` is ready: the first success creates the pin, a success elsewhere
    * than a pin this request saw moves it there, a success on the pinned target slides its expiry.
+   * A later ready response of the same request (a continuation of its broken answer) moves the pin
+   * this request placed on to the target that finishes the answer.
    */
   served(call: InboundCall, target: Target): void {
     const st = this.requests.get(call);
     if (!st) return;
-    this.requests.delete(call);
     const now = this.d.clock.now();
     const ttl = this.d.ttlMs();
     if (ttl <= 0) return;
@@ -157,16 +164,46 @@ export class SessionAffinity {
       this.drop(pin);
       pin = null;
     }
+    if (st.served !== undefined) return this.continued(st, pin, target, now);
+    this.settle(st, pin, target, now, ttl);
+    const after = this.pins.get(st.key);
+    st.served = after && samePlace(after, target) ? this.placeOf(target, st) : null;
+  }
+
+  /** The pin's place for `target` in this request's scope. */
+  private placeOf(target: Target, st: RequestState): PinPlace {
+    const p = this.place(st, target);
+    return { connectionId: p.connectionId, targetKey: p.targetKey };
+  }
+
+  /**
+   * A continuation's target finished the answer another target's broken stream began: the pin
+   * this request placed follows it (unless another request of the session moved it meanwhile).
+   */
+  private continued(st: RequestState, pin: LivePin | null, target: Target, now: number): void {
+    if (!pin) return;
+    const left = st.served;
+    const untouched = left !== null && left !== undefined && pin.connectionId === left.connectionId && pin.targetKey === left.targetKey;
+    if (!untouched || samePlace(pin, target)) return this.touch(pin, target, now);
+    this.movePin(pin, st, target, now);
+    st.served = this.placeOf(target, st);
+  }
+
+  private movePin(pin: LivePin, st: RequestState, target: Target, now: number): void {
+    Object.assign(pin, this.place(st, target), { source: st.session.source, pinnedAt: now, lastUsedAt: now, flushedAt: now });
+    this.put(pin);
+    this.d.repo.save(pin);
+    st.trace.result = 'moved';
+  }
+
+  /** The first ready response of the request: create, move or slide the pin. */
+  private settle(st: RequestState, pin: LivePin | null, target: Target, now: number, ttl: number): void {
     if (pin) {
       const unchanged = st.seen !== null && pin.connectionId === st.seen.connectionId && pin.targetKey === st.seen.targetKey;
       // Another request of the session moved or created it meanwhile, or this request could not
       // have used it: the pin stays where it is.
       if (samePlace(pin, target) || st.trace.pin === 'not_candidate' || !unchanged) return this.touch(pin, target, now);
-      Object.assign(pin, this.place(st, target), { source: st.session.source, pinnedAt: now, lastUsedAt: now, flushedAt: now });
-      this.put(pin);
-      this.d.repo.save(pin);
-      st.trace.result = 'moved';
-      return;
+      return this.movePin(pin, st, target, now);
     }
     this.makeRoom(now, ttl);
     const created: LivePin = {
