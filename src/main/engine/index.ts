@@ -306,7 +306,7 @@ export async function createEngine(o: EngineOptions) {
     clientKeys,
     requestLog,
     token,
-    tester: new ConnectionTester(registry, upstream, clock, redactor),
+    tester: new ConnectionTester(registry, upstream, clock, redactor, (c) => timeouts.of(c)),
     combos,
     catalog,
     claude,
