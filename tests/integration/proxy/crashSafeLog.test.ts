@@ -139,6 +139,7 @@ describe('the request log across kill -9', () => {
     try {
       const stored = new Set((db.prepare('SELECT id FROM proxy_logs').pluck().all() as string[]));
       const lost = answered.filter((id) => !stored.has(id));
+      console.log(`kill -9 x${KILLS}: ${answered.length} answered requests, ${stored.size} entries stored, ${lost.length} answered requests without an entry`);
       expect({ answered: answered.length, lost: lost.length }).toEqual({ answered: answered.length, lost: 0 });
     } finally {
       db.close();
