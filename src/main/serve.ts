@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createEngine, type EngineOptions } from './engine';
+import { ManagementToken } from './engine/auth/managementToken';
 import { ManagementHttpServer } from './engine/management/httpServer';
 import { fileKeyProvider } from './engine/secrets/keyFile';
 import { resolveDataDir } from './paths';
@@ -73,6 +74,8 @@ interface Args {
   dataDir?: string;
   readyJson: boolean;
   help: boolean;
+  /** Print the dashboard's sign-in link (with the token) and exit; starts nothing. */
+  dashboardLink?: boolean;
 }
 
 export function parseArgs(argv: string[]): Args | { error: string } {
@@ -103,6 +106,9 @@ export function parseArgs(argv: string[]): Args | { error: string } {
         case '--ready-json':
           out.readyJson = true;
           break;
+        case '--dashboard-link':
+          out.dashboardLink = true;
+          break;
         case '-h':
         case '--help':
           out.help = true;
@@ -124,7 +130,30 @@ const USAGE = `Usage: npm run serve -- [--port N] [--proxy-port N] [--data-dir D
   --data-dir DIR   where settings, connections and logs live
                    (default: $SWITCHYARD_DATA_DIR or ~/.switchyard)
   --ready-json     print one JSON line with the ports once listening (for scripts)
+  --dashboard-link print the link that opens the dashboard (it holds the management token), then exit
 `;
+
+/** The command that prints the sign-in link, with the options this run was started with. */
+function linkCommand(args: Args): string {
+  const extra = [args.port !== undefined ? `--port ${args.port}` : '', args.dataDir ? `--data-dir ${JSON.stringify(args.dataDir)}` : ''].filter(Boolean);
+  return ['npm run serve -- --dashboard-link', ...extra].join(' ');
+}
+
+/**
+ * The start-up banner. It never holds the token (it ends up in terminal scroll-back and logs): the
+ * dashboard's plain address, and the command that prints the sign-in link.
+ */
+export function startupBanner(o: { version: string; managementPort: number; proxyPort: number | null; proxyError: string | null; dataDir: string; args: Args }): string {
+  return [
+    `Switchyard ${o.version} (headless)`,
+    `  Dashboard: http://127.0.0.1:${o.managementPort}/  (sign-in link: ${linkCommand(o.args)})`,
+    o.proxyPort !== null
+      ? `  Proxy:     http://127.0.0.1:${o.proxyPort}  (agents use a client key; see "Connect your agent" in the dashboard)`
+      : `  Proxy:     not listening: ${o.proxyError}`,
+    `  Data:      ${o.dataDir}`,
+    '',
+  ].join('\n');
+}
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
@@ -137,6 +166,12 @@ async function main() {
     return;
   }
   const dataDir = resolveDataDir(args.dataDir, process.env);
+  if (args.dashboardLink) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const token = ManagementToken.loadOrCreate(dataDir).value;
+    process.stdout.write(`http://127.0.0.1:${args.port ?? DEFAULT_MANAGEMENT_PORT}/?token=${encodeURIComponent(token)}\n`);
+    return;
+  }
   let app: Awaited<ReturnType<typeof startHeadless>>;
   try {
     app = await startHeadless({ dataDir, port: args.port, proxyPort: args.proxyPort });
@@ -149,22 +184,13 @@ async function main() {
     process.stderr.write(`Switchyard could not start: ${msg}\n`);
     process.exit(1);
   }
-  const dash = `http://127.0.0.1:${app.managementPort}/?token=${app.token}`;
   if (args.readyJson) {
     process.stdout.write(
       `${JSON.stringify({ ready: true, managementPort: app.managementPort, proxyPort: app.proxyPort, proxyError: app.proxyError, dataDir })}\n`,
     );
   } else {
     process.stdout.write(
-      [
-        `Switchyard ${app.engine.version} (headless)`,
-        `  Dashboard: ${dash}`,
-        app.proxyPort !== null
-          ? `  Proxy:     http://127.0.0.1:${app.proxyPort}  (agents use a client key; see "Connect your agent" in the dashboard)`
-          : `  Proxy:     not listening: ${app.proxyError}`,
-        `  Data:      ${dataDir}`,
-        '',
-      ].join('\n'),
+      startupBanner({ version: app.engine.version, managementPort: app.managementPort, proxyPort: app.proxyPort, proxyError: app.proxyError, dataDir, args }),
     );
   }
   let stopping = false;

@@ -1,10 +1,11 @@
-// The dashboard's root: in a browser it first needs the management token (a ?token= link is
-// saved and removed from the address bar; otherwise the user is asked); in the desktop app the
-// preload's Bridge needs none. Then the sidebar layout with one page per route.
+// The dashboard's root: in a browser it is opened by the management token, held in a session
+// cookie the page cannot read (a `?token=` link is exchanged for it by the server; otherwise the
+// token gate asks and exchanges a pasted token); in the desktop app the preload's Bridge needs none.
+// Then the sidebar layout with one page per route.
 import { useEffect, useState } from 'react';
 import { Sidebar } from './components/Sidebar';
 import { Toasts } from './components/Toasts';
-import { connectBridge, forgetToken, saveToken, takeToken } from './bridge';
+import { closeSession, connectBridge, forgetLegacyToken, openSession } from './bridge';
 import { AgentPage } from './features/agent/AgentPage';
 import { AppPage } from './features/app/AppPage';
 import { BreakersPage } from './features/breakers/BreakersPage';
@@ -34,50 +35,50 @@ const TITLES: Record<PageId, string> = {
   app: 'App & token',
 };
 
+/** In a browser: the gate is shown once the engine refused the session (or none was open). */
+type Gate = { open: false } | { open: true; rejected: boolean };
+
 export function App() {
   const desktop = typeof window !== 'undefined' && !!window.api;
-  const [token, setToken] = useState<string | null>(() =>
-    desktop ? null : takeToken(window.location, window.localStorage, window.history),
-  );
-  const [rejected, setRejected] = useState(false);
+  const [gate, setGate] = useState<Gate>({ open: false });
+  const [attempt, setAttempt] = useState(0);
+  useEffect(() => {
+    if (!desktop) forgetLegacyToken(window.localStorage);
+  }, [desktop]);
 
-  if (!desktop && (!token || rejected)) {
+  if (!desktop && gate.open) {
     return (
       <TokenGate
-        rejected={rejected}
-        onToken={(t) => {
-          saveToken(window.localStorage, t);
-          setRejected(false);
-          setToken(t);
+        rejected={gate.rejected}
+        onToken={async (t) => {
+          const r = await openSession(t);
+          if (r === 'ok') {
+            setGate({ open: false });
+            setAttempt((n) => n + 1);
+          } else setGate({ open: true, rejected: true });
         }}
       />
     );
   }
   return (
     <Connected
-      key={token ?? 'desktop'}
-      token={token}
-      onUnauthorized={() => setRejected(true)}
+      key={attempt}
+      onUnauthorized={() => setGate({ open: true, rejected: false })}
       onForgetToken={
         desktop
           ? undefined
           : () => {
-              forgetToken(window.localStorage);
-              setToken(null);
+              void closeSession().then(() => setGate({ open: true, rejected: false }));
             }
       }
     />
   );
 }
 
-function Connected({ token, onUnauthorized, onForgetToken }: { token: string | null; onUnauthorized: () => void; onForgetToken?: () => void }) {
+function Connected({ onUnauthorized, onForgetToken }: { onUnauthorized: () => void; onForgetToken?: () => void }) {
   const [dash] = useState(() =>
     createDashboard({
-      connect: (onStatus) => {
-        const b = connectBridge(token, onStatus);
-        if (!b) throw new Error('no management token');
-        return b;
-      },
+      connect: (onStatus) => connectBridge(onStatus),
       onUnauthorized,
     }),
   );
@@ -116,7 +117,7 @@ function Connected({ token, onUnauthorized, onForgetToken }: { token: string | n
   );
 }
 
-function TokenGate({ onToken, rejected }: { onToken: (t: string) => void; rejected: boolean }) {
+function TokenGate({ onToken, rejected }: { onToken: (t: string) => Promise<void>; rejected: boolean }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
   return (
@@ -127,7 +128,7 @@ function TokenGate({ onToken, rejected }: { onToken: (t: string) => void; reject
           e.preventDefault();
           const t = value.trim();
           if (!t) setError('Paste the management token first.');
-          else onToken(t);
+          else void onToken(t);
         }}
       >
         <div className="brand gate-brand">
@@ -164,7 +165,8 @@ function TokenGate({ onToken, rejected }: { onToken: (t: string) => void; reject
           </div>
         )}
         <p id="gate-hint" className="hint">
-          "npm run serve" prints a link with the token. It is also stored in the data folder as <code className="mono">management-token</code>.
+          <code className="mono">npm run serve -- --dashboard-link</code> prints a link that opens the dashboard. The token is also stored in the data
+          folder as <code className="mono">management-token</code>.
         </p>
         <button type="submit" className="btn btn-primary">
           Open

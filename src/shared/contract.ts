@@ -779,6 +779,8 @@ export const ipcChannel = (m: MethodName) => `${IPC_PREFIX}${m}`;
 export const ipcEventChannel = (e: EventName) => `${IPC_PREFIX}event:${e}`;
 /** Server-sent events stream of the headless shell. */
 export const EVENTS_PATH = '/api/events';
+/** The headless shell's browser session: POST (token in a header) sets the cookie, DELETE clears it. */
+export const SESSION_PATH = '/api/session';
 /**
  * Control event on that stream (not a topic): the engine dropped pushes for a client that stopped
  * reading; the client should read every topic again.

@@ -177,7 +177,8 @@ describe('chaos: three keys of one provider, real SDK clients, faults injected p
     for (const s of f.spells) {
       expect.soft(s.wasted, `${f.phase}: wasted calls to ${s.key} (${s.states.join('+')}, ${s.from}-${s.to} ms)`).toBeLessThanOrEqual(s.allowed);
     }
-    expect.soft(f.clientTimeouts, `${f.phase}: requests left hanging until the client timed out`).toBeLessThanOrEqual(MAX_CLIENT_TIMEOUTS);
+    // A latency bound (every request answered within the client's timeout): the long run only.
+    if (LONG) expect.soft(f.clientTimeouts, `${f.phase}: requests left hanging until the client timed out`).toBeLessThanOrEqual(MAX_CLIENT_TIMEOUTS);
     // The zero-failure check has something to check: requests ran while a key was healthy.
     expect(f.requestsWhileHealthy, `${f.phase}: requests while a healthy key existed`).toBeGreaterThan(0);
   }

@@ -18,8 +18,11 @@ test('the dashboard opens with the token link and shows engine health', async ({
   await page.goto(`${app.managementUrl}/?token=${app.token}`);
   await expect(page.getByTestId('health-status')).toContainText(/ok|degraded/);
   await expect(page.getByTestId('proxy-url')).toContainText(app.proxyUrl);
-  // The token leaves the address bar once it is saved.
+  // The token leaves the address bar: it was exchanged for a session cookie the page cannot read.
   expect(page.url()).not.toContain('token=');
+  expect(await page.evaluate('document.cookie')).toBe('');
+  expect(await page.evaluate('JSON.stringify(window.localStorage)')).not.toContain(app.token);
+  expect((await page.context().cookies()).find((c) => c.name.startsWith('switchyard_session'))).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
   await page.screenshot({ path: info.outputPath('dashboard-health.png'), fullPage: true });
 });
 
@@ -39,7 +42,7 @@ test('a wrong token is refused at the gate and the right one opens the dashboard
   await page.getByLabel('Management token').fill(app.token);
   await page.getByRole('button', { name: 'Open' }).click();
   await expect(page.getByTestId('health-status')).toContainText(/ok|degraded/);
-  // The saved token opens it again after a reload.
+  // The session cookie opens it again after a reload.
   await page.reload();
   await expect(page.getByTestId('link-status')).toHaveText('Live');
 });

@@ -43,6 +43,12 @@ export class FakeClaudeAuth {
   accessTtlSec: number;
   rotateRefresh: boolean;
 
+  /**
+   * When set, the token endpoint and the account API refuse every call with an error that quotes
+   * the request back: its raw body, the same fields form-encoded, and its Authorization header.
+   */
+  echoRequests = false;
+
   /** "approve" redirects with a code; "deny" redirects with error=access_denied. */
   authorizeMode: 'approve' | 'deny' = 'approve';
 
@@ -159,6 +165,7 @@ export class FakeClaudeAuth {
       rawBody: raw,
     };
     const p = url.pathname;
+    if (this.echoRequests && p !== '/oauth/authorize' && p !== '/oauth/code/callback') return this.echo(call, res);
     if (req.method === 'GET' && p === '/oauth/authorize') return this.authorize(call, res);
     if (req.method === 'GET' && p === '/oauth/code/callback') return this.pastePage(call, res);
     if (req.method === 'POST' && p === '/v1/oauth/token') return this.token(call, res);
@@ -174,6 +181,13 @@ export class FakeClaudeAuth {
       return this.accountCall(call, res, this.resetCalls, this.resetScript, () => ({ result: 'reset' }));
     }
     send(res, { status: 404, json: { error: 'not_found' } });
+  }
+
+  private echo(call: RecordedCall, res: ServerResponse): void {
+    if (call.path === '/v1/oauth/token') this.tokenCalls.push(call);
+    const fields = Object.entries(call.body ?? {}).map(([k, v]): [string, string] => [k, String(v)]);
+    const quoted = `request ${call.rawBody} form ${new URLSearchParams(fields).toString()} auth ${String(call.headers.authorization ?? '')}`;
+    send(res, { status: 400, json: { error: 'invalid_request', error_description: quoted, error_message: quoted } });
   }
 
   private authorize(call: RecordedCall, res: ServerResponse): void {

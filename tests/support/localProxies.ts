@@ -262,3 +262,34 @@ export class IpEcho extends Tracked {
     return this.closeAll(this.server);
   }
 }
+
+/** A "proxy" that accepts every TCP connection and never answers (a hung proxy). */
+export class SilentProxy extends Tracked {
+  /** Connections accepted so far. */
+  accepted = 0;
+  private port = 0;
+
+  private constructor(private readonly server: Server) {
+    super();
+  }
+
+  static async start(): Promise<SilentProxy> {
+    const p = new SilentProxy(createServer());
+    p.server.on('connection', (s) => {
+      p.accepted += 1;
+      p.track(s);
+      s.on('error', () => {});
+      s.resume();
+    });
+    p.port = await listen(p.server);
+    return p;
+  }
+
+  url(scheme: 'http' | 'socks5'): string {
+    return `${scheme}://127.0.0.1:${this.port}`;
+  }
+
+  close(): Promise<void> {
+    return this.closeAll(this.server);
+  }
+}

@@ -16,6 +16,7 @@ import { systemClock, type Clock } from './clock';
 import { ConnectionRegistry } from './connections/registry';
 import { CoalescedTopic, EventBus } from './events';
 import { createLogger, SecretRedactor, stderrSink, type LogLevel, type LogSink, type Logger } from './logger';
+import { FileLogJournal } from './logs/logJournal';
 import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
 import { ConnectionTester } from './management/connectionTester';
@@ -253,10 +254,20 @@ export async function createEngine(o: EngineOptions) {
     nativeBinding: o.nativeBinding,
     onError: (err) => log.error('requestLog.writeFailed', { err }),
   });
-  const requestLog = new RequestLog(new LogsRepo(db, unreadable), logWriter, clock, bus, log.child('requestLog'), () => ({
-    retentionDays: settings.values['logs.retentionDays'],
-    maxRows: settings.values['logs.maxRows'],
-  }));
+  const journal = new FileLogJournal(join(o.dataDir, 'request-log-journal'), (err) => log.error('requestLog.journalFailed', { err }));
+  const requestLog = new RequestLog(
+    new LogsRepo(db, unreadable),
+    logWriter,
+    clock,
+    bus,
+    log.child('requestLog'),
+    () => ({
+      retentionDays: settings.values['logs.retentionDays'],
+      maxRows: settings.values['logs.maxRows'],
+    }),
+    journal,
+  );
+  requestLog.recover();
   requestLogRef = requestLog;
 
   const proxy = new ProxyServer({
@@ -307,7 +318,7 @@ export async function createEngine(o: EngineOptions) {
     clientKeys,
     requestLog,
     token,
-    tester: new ConnectionTester(registry, upstream, clock, redactor),
+    tester: new ConnectionTester(registry, upstream, clock, redactor, (c) => timeouts.of(c)),
     combos,
     catalog,
     claude,

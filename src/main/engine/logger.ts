@@ -29,7 +29,8 @@ const SENSITIVE_KEYS = /^(authorization|x-api-key|api[-_]?key|secret|token|passw
  * - 4-5 characters: as a whole token, i.e. not next to a letter, digit, "_" or "-";
  * - 1-3 characters: only where a credential stands: quoted on its own ("ab", 'ab', `ab`) or after
  *   a credential word ("Bearer ab", "key: ab", "API key provided: ab", "token=ab").
- * Each value is matched also in its JSON-escaped form, which is how it appears inside a line's fields.
+ * Each value is matched also in every spelling a quoting upstream or a log line's fields give it
+ * (`spellings()`: JSON-escaped, URL- and form-encoded); the length rule is the value's own.
  */
 export class SecretRedactor {
   /** Value -> how many holders (owners or plain registrations) have it. */
@@ -93,6 +94,8 @@ export class SecretRedactor {
     // Bearer tokens and sk-style keys that were never registered (e.g. a client's wrong key).
     out = out.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g, '$1[redacted]');
     out = out.replace(/\b(sk|sym|rk)-[A-Za-z0-9_-]{8,}/g, '$1-[redacted]');
+    // Lease owners (`vlo_` + 43 base64url characters): only their hash is kept, so they are matched by shape.
+    out = out.replace(/\bvlo_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, 'vlo_[redacted]');
     return out;
   }
 }
@@ -118,12 +121,32 @@ const anyCase = (w: string) => [...w].map((ch) => (/[a-z]/.test(ch) ? `[${ch}${c
 const CUE = `(?:${['bearer', 'key', 'token', 'secret', 'password', 'credential'].map(anyCase).join('|')})s?(?:\\s+${anyCase('provided')})?`;
 const QUOTE = `(?:\\\\?["'\`])`;
 
+/**
+ * The ways a value is written when an upstream quotes it back: as is, JSON-escaped (once, and twice
+ * for a JSON body quoted inside a JSON string), URL-encoded (`encodeURIComponent`, with upper- or
+ * lowercase hex) and form-encoded (`application/x-www-form-urlencoded`).
+ */
+export function spellings(v: string): Set<string> {
+  const json = JSON.stringify(v).slice(1, -1);
+  const url = encodeURIComponent(v);
+  const form = new URLSearchParams({ v }).toString().slice(2);
+  const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
+  return new Set([v, json, JSON.stringify(json).slice(1, -1), url, lowerHex(url), form, lowerHex(form)]);
+}
+
+/** Scrubs text of the given values alone (e.g. the secrets one request carried), by the same rules. */
+export function scrubValues(text: string, values: readonly (string | null | undefined)[]): string {
+  const r = new SecretRedactor();
+  for (const v of values) r.register(v);
+  return r.scrub(text);
+}
+
 function compile(values: string[]): CompiledSecrets {
   const anywhere: string[] = [];
   const token: string[] = [];
   const short: string[] = [];
   for (const v of values) {
-    const forms = new Set([v, JSON.stringify(v).slice(1, -1)]);
+    const forms = spellings(v);
     const into = v.length >= SUBSTRING_MIN ? anywhere : v.length >= TOKEN_MIN ? token : short;
     into.push(...forms);
   }

@@ -1,6 +1,7 @@
 // The Bridge over HTTP, for the dashboard in a browser against the headless shell: each method
 // maps to its REST route (derived from the contract), and pushes arrive as server-sent events read
-// with fetch (so the token travels in a header, never in a URL), reconnecting with backoff.
+// with fetch (so the token travels in a header or the session cookie, never in a URL), reconnecting
+// with backoff.
 // A `resync` event means the engine dropped pushes for this client (it had stopped reading): that
 // is reported as a drop and a return of the live link, so whoever re-reads after a reconnect (the
 // dashboard reads every topic) does the same now.
@@ -20,7 +21,8 @@ import {
 
 export interface HttpBridgeOptions {
   baseUrl: string;
-  token: string;
+  /** Sent as `Authorization: Bearer`; null: the browser's session cookie authenticates instead. */
+  token: string | null;
   fetch?: typeof fetch;
   /** Called when the event stream connects or drops (for a connection indicator). */
   onStatus?: (s: 'connecting' | 'open' | 'closed' | 'unauthorized') => void;
@@ -55,6 +57,7 @@ export function requestFor(name: MethodName, input: Record<string, unknown> = {}
 export function createHttpBridge(o: HttpBridgeOptions): Bridge & { close(): void } {
   const f = o.fetch ?? fetch.bind(globalThis);
   const base = o.baseUrl.replace(/\/+$/, '');
+  const auth: Record<string, string> = o.token ? { authorization: `Bearer ${o.token}` } : {};
   const api: Record<string, unknown> = {};
 
   for (const name of METHOD_NAMES) {
@@ -65,7 +68,7 @@ export function createHttpBridge(o: HttpBridgeOptions): Bridge & { close(): void
         res = await f(`${base}${r.path}`, {
           method: r.method,
           headers: {
-            authorization: `Bearer ${o.token}`,
+            ...auth,
             ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}),
           },
           body: r.body !== undefined ? JSON.stringify(r.body) : undefined,
@@ -116,7 +119,7 @@ export function createHttpBridge(o: HttpBridgeOptions): Bridge & { close(): void
     o.onStatus?.('connecting');
     try {
       const res = await f(`${base}${EVENTS_PATH}`, {
-        headers: { authorization: `Bearer ${o.token}`, accept: 'text/event-stream' },
+        headers: { ...auth, accept: 'text/event-stream' },
         signal: controller.signal,
       });
       if (res.status === 401) {

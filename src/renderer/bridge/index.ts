@@ -1,39 +1,41 @@
 // Picks the Bridge for where the renderer runs: window.api in the desktop app, HTTP + SSE against
 // the headless shell in a browser. The rest of the renderer only ever sees a Bridge.
-import type { Bridge } from '../../shared/contract';
+//
+// In a browser the management token lives in a session cookie the page cannot read (HttpOnly,
+// SameSite=Strict): a `?token=` link is exchanged for it by the server before the page loads, and
+// the token gate exchanges a pasted token through `POST /api/session`. Nothing is kept in storage.
+import { SESSION_PATH, type Bridge } from '../../shared/contract';
 import { createHttpBridge } from './http';
 import { createIpcBridge } from './ipc';
 
-const TOKEN_KEY = 'switchyard.managementToken';
-
 export type BridgeStatus = 'connecting' | 'open' | 'closed' | 'unauthorized';
 
-/** Reads ?token= from the address (then removes it from the address bar) or the saved token. */
-export function takeToken(loc: Location, storage: Storage, history: History): string | null {
-  const url = new URL(loc.href);
-  const fromUrl = url.searchParams.get('token');
-  if (fromUrl) {
-    storage.setItem(TOKEN_KEY, fromUrl);
-    url.searchParams.delete('token');
-    history.replaceState(null, '', url.pathname + url.search + url.hash);
-    return fromUrl;
+/** The key older builds kept the token under in localStorage; removed on start. */
+const LEGACY_TOKEN_KEY = 'switchyard.managementToken';
+
+export function forgetLegacyToken(storage: Storage): void {
+  storage.removeItem(LEGACY_TOKEN_KEY);
+}
+
+/** Exchanges a pasted token for the session cookie: 'ok', 'rejected', or 'unreachable'. */
+export async function openSession(token: string, f: typeof fetch = fetch.bind(globalThis)): Promise<'ok' | 'rejected' | 'unreachable'> {
+  try {
+    const res = await f(SESSION_PATH, { method: 'POST', headers: { authorization: `Bearer ${token}` }, credentials: 'same-origin' });
+    return res.ok ? 'ok' : 'rejected';
+  } catch {
+    return 'unreachable';
   }
-  return storage.getItem(TOKEN_KEY);
 }
 
-export function saveToken(storage: Storage, token: string): void {
-  storage.setItem(TOKEN_KEY, token);
+/** Clears the session cookie ("Forget token"). */
+export async function closeSession(f: typeof fetch = fetch.bind(globalThis)): Promise<void> {
+  await f(SESSION_PATH, { method: 'DELETE', credentials: 'same-origin' }).catch(() => undefined);
 }
 
-export function forgetToken(storage: Storage): void {
-  storage.removeItem(TOKEN_KEY);
-}
-
-export function connectBridge(token: string | null, onStatus: (s: BridgeStatus) => void): Bridge | null {
+export function connectBridge(onStatus: (s: BridgeStatus) => void): Bridge {
   if (window.api) {
     onStatus('open');
     return createIpcBridge(window.api);
   }
-  if (!token) return null;
-  return createHttpBridge({ baseUrl: window.location.origin, token, onStatus });
+  return createHttpBridge({ baseUrl: window.location.origin, token: null, onStatus });
 }

@@ -2,7 +2,7 @@
 // fields at any depth, error messages), credential fields are redacted by name, and a log call
 // never throws.
 import { describe, expect, it } from 'vitest';
-import { createLogger, MemorySink, SecretRedactor } from '../../../src/main/engine/logger';
+import { createLogger, MemorySink, scrubValues, SecretRedactor } from '../../../src/main/engine/logger';
 import { FakeClock } from '../../support/fakeClock';
 
 function setup(secrets: string[] = []) {
@@ -179,5 +179,47 @@ describe('short secrets', () => {
     const log = createLogger({ sinks: [sink], redactor, now: () => 0 });
     log.warn('upstream.rejected', { body: 'Incorrect API key provided: zq', key2: 'zq' });
     expect(sink.lines.join('')).not.toMatch(/provided: zq|"zq"/);
+  });
+});
+
+describe('text that quotes our own request back', () => {
+  const CHARS = 'Zq7+/=Xw9"K3&mP-_~.r8T%nV2yB5cL';
+  const scrubWith = (secret: string, text: string) => {
+    const r = new SecretRedactor();
+    r.hold('connection:x', secret);
+    return r.scrub(text);
+  };
+  /** Our token request as an upstream quotes it: raw JSON, parsed again into JSON, form-encoded, URL-encoded. */
+  const quotes = (s: string) => {
+    const body = JSON.stringify({ grant_type: 'refresh_token', refresh_token: s, client_id: 'c1' });
+    return [
+      `invalid_request: ${body}`,
+      JSON.stringify({ error_description: `request ${body}` }),
+      `request grant_type=refresh_token&${new URLSearchParams({ refresh_token: s }).toString()}&client_id=c1`,
+      `GET /v1/models?key=${encodeURIComponent(s)}&x=1`,
+      `GET /v1/models?key=${encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())}&x=1`,
+      `Authorization: Bearer ${s}`,
+    ];
+  };
+
+  it.each(Array.from({ length: 32 }, (_, i) => i + 1))('scrubs a %i-character secret from every quoting of the request', (n) => {
+    const secret = CHARS.slice(0, n);
+    for (const text of quotes(secret)) {
+      const out = scrubWith(secret, text);
+      expect(out, text).toContain('[redacted]');
+      for (const form of [secret, encodeURIComponent(secret), new URLSearchParams({ v: secret }).toString().slice(2), JSON.stringify(secret).slice(1, -1)]) {
+        if (form.length >= 4) expect(out, text).not.toContain(form);
+      }
+    }
+  });
+
+  it('scrubs lease owners and keeps prose intact', () => {
+    const owner = `vlo_${'A1b2C3d4_-'.repeat(4)}xyz`;
+    expect(new SecretRedactor().scrub(`lease ${owner} refused`)).toBe('lease vlo_[redacted] refused');
+    expect(scrubWith('Q7xW', 'the quota of Q7xW was used; Q7xWord stays')).toBe('the quota of [redacted] was used; Q7xWord stays');
+  });
+
+  it('scrubs the values one request carried, without registering them anywhere', () => {
+    expect(scrubValues('refresh_token=rt%2Fabc%2Bdef&x=1', ['rt/abc+def', null])).toBe('refresh_token=[redacted]&x=1');
   });
 });

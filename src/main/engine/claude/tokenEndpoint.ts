@@ -3,6 +3,7 @@
 // (invalid_grant or another 400/401: sign in again) or transient (network, 403, 429, 5xx).
 import type { ClaudeOAuthConfig } from './claudeConfig';
 import { ClaudeAuthError } from './claudeAuthError';
+import { scrubValues } from '../logger';
 import { HttpTransportError, jsonBody, type HttpFn, type HttpResponse } from './http';
 import { isObject, parseScopes, UUIDISH, type ClaudeTokenBundle } from './tokenBundle';
 
@@ -30,7 +31,7 @@ export async function exchangeCode(
     redirect_uri: x.redirectUri,
     code_verifier: x.verifier,
   });
-  return bundleFromAnswer(res, 'sign-in', now(), null);
+  return bundleFromAnswer(res, 'sign-in', now(), null, [x.code, x.verifier, x.state]);
 }
 
 /** Refreshes; a refresh answer without a new refresh token keeps the old one (no rotation). */
@@ -46,7 +47,7 @@ export async function refreshTokens(
     refresh_token: previous.refreshToken,
     client_id: cfg.clientId,
   });
-  return bundleFromAnswer(res, 'refresh', now(), previous);
+  return bundleFromAnswer(res, 'refresh', now(), previous, [previous.refreshToken, previous.accessToken]);
 }
 
 type What = 'sign-in' | 'refresh';
@@ -66,9 +67,10 @@ async function post(http: HttpFn, cfg: TokenCfg, what: What, signal: AbortSignal
   }
 }
 
-function bundleFromAnswer(res: HttpResponse, what: What, now: number, previous: ClaudeTokenBundle | null): ClaudeTokenBundle {
+/** `sent`: the secrets the request carried, scrubbed from any text of the answer that quotes it back. */
+function bundleFromAnswer(res: HttpResponse, what: What, now: number, previous: ClaudeTokenBundle | null, sent: string[]): ClaudeTokenBundle {
   const body = jsonBody(res);
-  if (res.status < 200 || res.status >= 300) throw refusal(res.status, body, what);
+  if (res.status < 200 || res.status >= 300) throw refusal(res.status, body, what, sent);
   if (!isObject(body) || typeof body.access_token !== 'string' || !body.access_token) {
     throw new ClaudeAuthError('token_malformed', `the Claude token endpoint's ${what} answer has no access token`, undefined, res.status);
   }
@@ -88,10 +90,11 @@ function bundleFromAnswer(res: HttpResponse, what: What, now: number, previous: 
   return b;
 }
 
-function refusal(status: number, body: unknown, what: What): ClaudeAuthError {
+function refusal(status: number, body: unknown, what: What, sent: string[]): ClaudeAuthError {
   const err = isObject(body) ? body.error : undefined;
   // OAuth's { error, error_description }, or Anthropic's { error: { type, message } }.
-  const code = typeof err === 'string' ? err : isObject(err) && typeof err.type === 'string' ? err.type : null;
+  const rawCode = typeof err === 'string' ? err : isObject(err) && typeof err.type === 'string' ? err.type : null;
+  const code = rawCode === null ? null : scrubValues(rawCode, sent).slice(0, 100);
   const descRaw = isObject(body)
     ? typeof body.error_description === 'string'
       ? body.error_description
@@ -99,7 +102,8 @@ function refusal(status: number, body: unknown, what: What): ClaudeAuthError {
         ? err.message
         : null
     : null;
-  const desc = descRaw ? `: ${descRaw.slice(0, 200)}` : '';
+  // Scrubbed before it is cut, so a quoted secret cannot survive as a cut-off prefix.
+  const desc = descRaw ? `: ${scrubValues(descRaw, sent).slice(0, 200)}` : '';
   const label = code ? `${code}${desc}` : `HTTP ${status}${desc}`;
   if (code === 'invalid_grant') {
     return new ClaudeAuthError(

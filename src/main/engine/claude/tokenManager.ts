@@ -26,8 +26,8 @@ export interface TokenManagerDeps {
   clock: Clock;
   http: HttpFn;
   config: () => Pick<ClaudeOAuthConfig, 'tokenUrl' | 'clientId' | 'refreshMarginMs'>;
-  /** Every access and refresh token is registered here (the log redactor). */
-  redactor?: { register(secret: string): void };
+  /** Every access and refresh token is registered here (the log redactor), and failure text scrubbed by it. */
+  redactor?: { register(secret: string): void; scrub?(text: string): string };
   /** Stores a refreshed bundle (the connection's encrypted secret). Awaited before callers get the token. */
   persist: (accountId: string, bundle: ClaudeTokenBundle) => void | Promise<void>;
   /** The account's sign-in is dead (called once per bundle). */
@@ -168,12 +168,13 @@ export class ClaudeTokenManager {
       next = await refreshTokens(this.deps.http, this.deps.config(), prev, () => clock.now());
     } catch (err) {
       const e = err instanceof ClaudeAuthError ? err : new ClaudeAuthError('token_unavailable', 'the token refresh failed');
-      if (this.accounts.get(accountId) !== acc) return { ok: false, kind: 'transient', message: e.message, retryAt: clock.now() };
-      if (e.terminal) return this.markTerminal(accountId, acc, e.message);
+      const message = this.deps.redactor?.scrub?.(e.message) ?? e.message;
+      if (this.accounts.get(accountId) !== acc) return { ok: false, kind: 'transient', message, retryAt: clock.now() };
+      if (e.terminal) return this.markTerminal(accountId, acc, message);
       acc.failures += 1;
-      acc.lastError = e.message;
+      acc.lastError = message;
       acc.retryAt = clock.now() + Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (acc.failures - 1));
-      return { ok: false, kind: 'transient', message: e.message, retryAt: acc.retryAt };
+      return { ok: false, kind: 'transient', message, retryAt: acc.retryAt };
     }
     for (const s of bundleSecrets(next)) this.deps.redactor?.register(s);
     acc.bundle = next;

@@ -1,22 +1,28 @@
 // The request log: entries are batched off the request path and handed to a LogWriter (a worker
 // thread with its own SQLite connection), pushed to the dashboard as a batch, and pruned by age
-// and count. Reads wait for the writes handed over before them.
+// and count. Reads wait for the writes handed over before them. Each entry is also journalled as it
+// is logged (logJournal.ts), so a killed process loses none; `recover` puts them back at start.
 import type { LogsPage, RequestLogEntry } from '../../../shared/model';
 import type { CancelTimer, Clock } from '../clock';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
 import { insertOps, pruneOps, type LogsRepo } from '../store/logsRepo';
+import { NO_JOURNAL, type LogJournal } from './logJournal';
 import type { LogWriter } from './logWriter';
 
 /** Entries reach the store (and the dashboard) within this long; larger batches cost less per row. */
 export const REQUEST_LOG_FLUSH_MS = 250;
 const FLUSH_ROWS = 2000;
 const PRUNE_EVERY_MS = 10 * 60_000;
+/** Provisional entries kept for re-journalling (requests answering now); more is a leak, not load. */
+const MAX_OPEN = 10_000;
 
 export class RequestLog {
   private buffer: RequestLogEntry[] = [];
   private cancelFlush: CancelTimer | null = null;
   private lastPrune = 0;
+  /** Provisional entries of requests whose answer has started and whose final entry is not in yet. */
+  private readonly open = new Map<string, RequestLogEntry>();
 
   constructor(
     private readonly repo: LogsRepo,
@@ -25,9 +31,34 @@ export class RequestLog {
     private readonly bus: EventBus,
     private readonly log: Logger,
     private readonly limits: () => { retentionDays: number; maxRows: number },
+    private readonly journal: LogJournal = NO_JOURNAL,
   ) {}
 
+  /**
+   * Inserts the journalled entries an earlier run had not committed (synchronously, on this thread:
+   * it runs once, at start, before any request); returns how many.
+   */
+  recover(): number {
+    const { entries, discard } = this.journal.leftover();
+    const n = entries.length ? this.repo.insertMissing(entries) : 0;
+    discard();
+    if (n) this.log.warn('requestLog.recovered', { entries: n });
+    return n;
+  }
+
+  /**
+   * A request's answer is about to reach the client: its provisional entry goes to the journal only
+   * (the store gets the final one), so a crash before the final entry still leaves it in the log.
+   */
+  provisional(entry: RequestLogEntry): void {
+    if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value!);
+    this.open.set(entry.id, entry);
+    this.journal.append(entry);
+  }
+
   append(entry: RequestLogEntry): void {
+    this.open.delete(entry.id);
+    this.journal.append(entry);
     this.buffer.push(entry);
     if (this.buffer.length >= FLUSH_ROWS) this.flush();
     else if (!this.cancelFlush) this.cancelFlush = this.clock.setTimer(() => this.flush(), REQUEST_LOG_FLUSH_MS);
@@ -39,7 +70,11 @@ export class RequestLog {
     if (this.buffer.length === 0) return;
     const batch = this.buffer;
     this.buffer = [];
+    const discard = this.journal.seal();
+    // The requests still answering are carried into the new segment (the old one goes once committed).
+    for (const e of this.open.values()) this.journal.append(e);
     this.writer.write(insertOps(batch));
+    void this.writer.drain().then(discard);
     this.bus.emit('logs', batch);
     const now = this.clock.now();
     if (now - this.lastPrune > PRUNE_EVERY_MS) {
@@ -90,6 +125,7 @@ export class RequestLog {
     this.flush();
     try {
       await this.writer.close();
+      this.journal.close();
     } catch (err) {
       this.log.error('requestLog.closeFailed', { err });
     }

@@ -9,6 +9,10 @@ import type { SecretRedactor } from '../logger';
 import type { ConnectionRecord } from '../store/connectionsRepo';
 import { readBodyText, type UpstreamClient } from '../upstream/client';
 import { buildUpstreamHeaders, upstreamTarget } from '../upstream/headers';
+import type { UpstreamTimeouts } from '../upstream/timeouts';
+
+/** The test's own limit: it never waits longer than this, whatever the connection allows. */
+const TEST_LIMIT_MS = 15_000;
 
 export class ConnectionTester {
   constructor(
@@ -16,6 +20,8 @@ export class ConnectionTester {
     private readonly upstream: UpstreamClient,
     private readonly clock: Clock,
     private readonly redactor: SecretRedactor,
+    /** The connection's upstream timeouts (its own, else the settings); each is capped at the test's limit. */
+    private readonly timeouts: (conn: ConnectionRecord) => UpstreamTimeouts,
   ) {}
 
   /** `auth`: credentials headers that replace the stored secret's (a Claude subscription's access token). */
@@ -40,16 +46,17 @@ export class ConnectionTester {
     const secret = this.registry.secretOf(conn);
     const controller = new AbortController();
     const t0 = this.clock.monotonic();
-    const cancel = this.clock.setTimer(() => controller.abort(), 15_000);
+    const cancel = this.clock.setTimer(() => controller.abort(), TEST_LIMIT_MS);
+    const limits = this.timeouts(conn);
     try {
       const res = await this.upstream.request({
         ...upstreamTarget(conn, 'models'),
         method: 'GET',
         headers: { ...buildUpstreamHeaders(conn, secret, {}, { stream: false, hasBody: false }), ...auth },
         signal: controller.signal,
-        connectTimeoutMs: 10_000,
-        headersTimeoutMs: 15_000,
-        idleTimeoutMs: 15_000,
+        connectTimeoutMs: Math.min(limits.connectMs, TEST_LIMIT_MS),
+        headersTimeoutMs: Math.min(limits.headersMs, TEST_LIMIT_MS),
+        idleTimeoutMs: Math.min(limits.idleMs, TEST_LIMIT_MS),
         proxy: this.registry.outboundProxyOf(conn),
       });
       const text = await readBodyText(res.body, 2 * 1024 * 1024);
@@ -73,7 +80,7 @@ export class ConnectionTester {
         latencyMs: null,
         models: [],
         message: controller.signal.aborted
-          ? 'the upstream did not answer within 15 s'
+          ? `the upstream did not answer within ${TEST_LIMIT_MS / 1000} s`
           : clip(this.redactor.scrub(String((err as Error).message))),
       };
     } finally {

@@ -10,13 +10,14 @@ import { extname, join, normalize, resolve, sep } from 'node:path';
 import {
   contract,
   EVENTS_PATH,
+  SESSION_PATH,
   METHOD_NAMES,
   type Handlers,
   type HttpMethod,
   type MethodName,
   type MethodSpec,
 } from '../../../shared/contract';
-import { tokenFromRequest, type ManagementToken } from '../auth/managementToken';
+import { cookieFromRequest, sessionCookie, sessionCookieName, tokenFromRequest, type ManagementToken } from '../auth/managementToken';
 import { jsonTooDeep, MANAGEMENT_JSON_MAX_DEPTH, prototypeKeyPath } from '../../../shared/jsonBounds';
 import type { Clock } from '../clock';
 import type { EventBus } from '../events';
@@ -158,23 +159,64 @@ export class ManagementHttpServer {
         return this.json(res, 403, { error: { code: 'forbidden_host', message: 'the management API answers loopback only' } });
       }
       if (path === '/api' || path.startsWith('/api/')) {
-        if (!this.o.token.matches(tokenFromRequest(req.headers, url))) {
+        const byHeader = this.o.token.matches(tokenFromRequest(req.headers));
+        if (!byHeader && !this.o.token.matchesSession(cookieFromRequest(req.headers, this.cookieName()))) {
           return this.json(res, 401, {
             error: { code: 'unauthorized', message: 'missing or wrong management token (Authorization: Bearer <token>)' },
           });
         }
+        if (path === SESSION_PATH) return this.session(req, res, byHeader);
         if (path === EVENTS_PATH && req.method === 'GET') return this.events(req, res);
         return await this.api(req, res, url, path);
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
         return this.json(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed here` } });
       }
+      if (url.searchParams.has('token')) return this.exchangeLink(res, url);
       return this.static(res, path);
     } catch (err) {
       this.o.log.error('management.http', { err, path });
       if (!res.headersSent) this.json(res, 500, { error: { code: 'internal_error', message: 'internal error' } });
       else res.destroy();
     }
+  }
+
+  private cookieName(): string {
+    return sessionCookieName(this.port);
+  }
+
+  /**
+   * A `?token=` link: the token is exchanged once for the session cookie, and the browser is sent
+   * to the same address without it, so it leaves the address bar and the history entry. A wrong
+   * token sets no cookie (the dashboard then asks for one).
+   */
+  private exchangeLink(res: ServerResponse, url: URL) {
+    const ok = this.o.token.matches(url.searchParams.get('token'));
+    url.searchParams.delete('token');
+    const headers: Record<string, string> = { location: url.pathname + url.search + url.hash, 'cache-control': 'no-store', ...SECURITY_HEADERS };
+    if (ok) headers['set-cookie'] = sessionCookie(this.cookieName(), this.o.token.sessionValue());
+    res.writeHead(303, headers);
+    res.end();
+  }
+
+  /**
+   * `POST /api/session` with the token in a header sets the session cookie (the dashboard's token
+   * gate); `DELETE /api/session` clears it ("Forget token").
+   */
+  private session(req: IncomingMessage, res: ServerResponse, byHeader: boolean) {
+    if (req.method === 'DELETE') {
+      res.writeHead(204, { 'set-cookie': sessionCookie(this.cookieName(), null), 'cache-control': 'no-store', ...SECURITY_HEADERS });
+      res.end();
+      return;
+    }
+    if (req.method !== 'POST') {
+      return this.json(res, 405, { error: { code: 'method_not_allowed', message: `${req.method} is not allowed on ${SESSION_PATH}` } });
+    }
+    if (!byHeader) {
+      return this.json(res, 401, { error: { code: 'unauthorized', message: 'send the management token in the Authorization header' } });
+    }
+    res.writeHead(204, { 'set-cookie': sessionCookie(this.cookieName(), this.o.token.sessionValue()), 'cache-control': 'no-store', ...SECURITY_HEADERS });
+    res.end();
   }
 
   private async api(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
@@ -189,7 +231,7 @@ export class ManagementHttpServer {
       });
     }
     const input: Record<string, unknown> = {};
-    for (const [k, v] of url.searchParams) if (k !== 'token') input[k] = v;
+    for (const [k, v] of url.searchParams) input[k] = v;
     let body: unknown = undefined;
     if (req.method !== 'GET') {
       const raw = await readBody(req, MAX_BODY_BYTES);

@@ -71,6 +71,7 @@ export async function deliver(
   const { resilience, clock } = deps;
   const entry = ctx.entry;
   entry.ttfbMs = ready.ttfbMs;
+  record.answering(target, ready.status);
   deps.latency.record(target.conn.id, clock.now(), ready.ttfbMs, true);
   if (!(ready.reader instanceof UpstreamStream)) return deliverPiped(deps, call, target, ready as ReadyResponse<ResponseBody>, record, ctx);
 

@@ -170,6 +170,20 @@ export class RequestRecord {
     return this.attempts[this.attempts.length - 1];
   }
 
+  /**
+   * The answer of `target` is about to reach the client: a provisional entry is journalled, so a
+   * crash between the answer's end and its final entry still leaves this request in the log.
+   */
+  answering(target: Target, status: number): void {
+    if (this.finished) return;
+    const e = this.entry();
+    e.status = status;
+    served(e, target);
+    e.errorCode = 'log_incomplete';
+    e.errorMessage = 'Switchyard stopped before this request was fully logged; its answer had started';
+    this.deps.requestLog.provisional(e);
+  }
+
   /** A non-stream response was piped to the client (completely or not). */
   committed(target: Target, firstByteAt: number, r: CommitResult): void {
     this.served(target, firstByteAt, r, r.completed ? null : { code: 'stream_interrupted', message: 'the response stream ended early' });

@@ -289,6 +289,7 @@ export class LogsRepo {
          ORDER BY seq DESC LIMIT @limit`,
       ),
       byId: db.prepare('SELECT * FROM proxy_logs WHERE id = ?'),
+      has: db.prepare('SELECT 1 FROM proxy_logs WHERE id = ?').pluck(),
       attemptsFor: db.prepare('SELECT * FROM proxy_log_attempts WHERE request_id = ? ORDER BY attempt'),
       // SPEC R-EGR-03/11: the last egress IP of each listed connection within the window. Bounded by
       // the window through idx_pl_timestamp; each request's attempts by their primary key.
@@ -322,6 +323,14 @@ export class LogsRepo {
     const entries = rows.map((r) => this.read(r)).filter((e): e is RequestLogEntry => e !== null);
     const last = rows[rows.length - 1];
     return { entries, nextBefore: rows.length === opts.limit && last ? last.seq : null };
+  }
+
+  /** The entries whose id is not stored yet, inserted now on this connection (start-up recovery); how many. */
+  insertMissing(entries: RequestLogEntry[]): number {
+    const seen = new Set<string>();
+    const missing = entries.filter((e) => !seen.has(e.id) && (seen.add(e.id), this.stmts.has.get(e.id) === undefined));
+    if (missing.length) runLogWrites(this.db, insertOps(missing));
+    return missing.length;
   }
 
   get(id: string): RequestLogEntry | null {

@@ -4,7 +4,7 @@
 // client goes away.
 import { Agent, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
-import { createProxyDispatcher } from './outboundProxy';
+import { createProxyDispatcher, OutboundProxyTimeout } from './outboundProxy';
 
 export interface UpstreamRequest {
   /** e.g. "https://api.anthropic.com" */
@@ -51,6 +51,7 @@ export function toTransportError(err: unknown, signal?: AbortSignal): TransportE
   if (proxyRefused && !signal?.aborted) {
     return new TransportError('network', `the outbound proxy refused the connection (${proxyRefused[1]})`, code);
   }
+  if (err instanceof OutboundProxyTimeout && !signal?.aborted) return new TransportError('connect_timeout', err.message, err.code);
   if (signal?.aborted || e?.name === 'AbortError' || code === 'UND_ERR_ABORTED') {
     return new TransportError('aborted', 'request aborted', code);
   }

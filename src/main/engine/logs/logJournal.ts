@@ -1,0 +1,138 @@
+// The request log's crash journal. Entries reach SQLite in batches (every 250 ms, in a worker
+// thread), so a process killed between a batch's start and its commit would lose every request it
+// held. Each entry is therefore also appended, synchronously and as it is logged, to a journal file
+// (one JSON line per entry): once `append` returns, the entry is in the operating system's hands and
+// survives the process being killed. Journal segments are deleted once the batch holding their
+// entries is committed; at start, the segments an earlier run left behind are read back and any of
+// their entries missing from the store are inserted (`RequestLog.recover`). A request whose answer
+// has started is journalled provisionally first (before its last byte can reach the client), so a
+// kill between the answer's end and its final entry still leaves it in the log; the final line,
+// when there is one, wins.
+//
+// No fsync: a killed process loses nothing the kernel already has; only an OS crash or power loss
+// could, which is the same promise the log's SQLite connection makes (synchronous=OFF).
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RequestLogEntry } from '../../../shared/model';
+
+export interface LogJournal {
+  /** Records the entry; once this returns it survives the process being killed. */
+  append(entry: RequestLogEntry): void;
+  /**
+   * Ends the current segment (the entries appended so far) and starts a new one. The returned
+   * function deletes the ended segments: call it once their entries are committed to the store.
+   */
+  seal(): () => void;
+  /** Entries earlier runs left in the journal, and the function that deletes them once recovered. */
+  leftover(): { entries: RequestLogEntry[]; discard: () => void };
+  close(): void;
+}
+
+export const NO_JOURNAL: LogJournal = {
+  append() {},
+  seal: () => () => {},
+  leftover: () => ({ entries: [], discard: () => {} }),
+  close() {},
+};
+
+const SEGMENT = /^segment-(\d+)\.ndjson$/;
+const segmentName = (n: number) => `segment-${String(n).padStart(12, '0')}.ndjson`;
+
+export class FileLogJournal implements LogJournal {
+  private fd: number | null = null;
+  private current: string;
+  private next: number;
+  private dirty = false;
+  private failed = false;
+  /** Segments that were there when this run started (an earlier run's). */
+  private readonly previous: string[];
+
+  constructor(
+    private readonly dir: string,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.previous = readdirSync(dir)
+      .filter((f) => SEGMENT.test(f))
+      .sort();
+    const last = this.previous.length ? Number(SEGMENT.exec(this.previous[this.previous.length - 1]!)![1]) : 0;
+    this.next = last + 1;
+    this.current = this.openNext();
+  }
+
+  private openNext(): string {
+    const name = segmentName(this.next++);
+    try {
+      this.fd = openSync(join(this.dir, name), 'a', 0o600);
+    } catch (err) {
+      this.fail(err);
+    }
+    return name;
+  }
+
+  private fail(err: unknown): void {
+    if (!this.failed) this.onError(err);
+    this.failed = true;
+    this.fd = null;
+  }
+
+  append(entry: RequestLogEntry): void {
+    if (this.fd === null) return;
+    try {
+      writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+      this.dirty = true;
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  seal(): () => void {
+    if (!this.dirty) return () => {};
+    const done = this.current;
+    if (this.fd !== null) closeSync(this.fd);
+    this.dirty = false;
+    this.current = this.openNext();
+    return () => this.remove([done]);
+  }
+
+  leftover(): { entries: RequestLogEntry[]; discard: () => void } {
+    // A request may be journalled twice (provisional, then final): the later line wins.
+    const entries = new Map<string, RequestLogEntry>();
+    for (const f of this.previous) {
+      let text: string;
+      try {
+        text = readFileSync(join(this.dir, f), 'utf8');
+      } catch (err) {
+        this.onError(err);
+        continue;
+      }
+      for (const line of text.split('\n')) {
+        if (!line) continue;
+        try {
+          const e = JSON.parse(line) as RequestLogEntry;
+          entries.delete(e.id);
+          entries.set(e.id, e);
+        } catch {
+          // A line cut off by the kill: its request had not been answered yet.
+        }
+      }
+    }
+    return { entries: [...entries.values()], discard: () => this.remove(this.previous) };
+  }
+
+  private remove(names: string[]): void {
+    for (const n of names) {
+      try {
+        unlinkSync(join(this.dir, n));
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+    this.remove([this.current]);
+  }
+}

@@ -1,0 +1,53 @@
+// The request log's crash journal: what a run leaves behind is read back by the next (the last line
+// of a request wins, a line cut off by the kill is skipped), and segments go once committed.
+import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileLogJournal } from '../../../src/main/engine/logs/logJournal';
+import { logEntry } from '../renderer/builders';
+
+describe('the request-log journal', () => {
+  let dir: string;
+  const errors: unknown[] = [];
+  beforeEach(() => {
+    dir = join(mkdtempSync(join(tmpdir(), 'switchyard-journal-')), 'j');
+    errors.length = 0;
+  });
+  afterEach(() => rmSync(join(dir, '..'), { recursive: true, force: true }));
+
+  it('gives the next run what a killed run journalled, the final entry over the provisional one', () => {
+    const a = new FileLogJournal(dir, (e) => errors.push(e));
+    a.append(logEntry({ id: 'r1', errorCode: 'log_incomplete' }));
+    a.append(logEntry({ id: 'r2' }));
+    a.seal();
+    a.append(logEntry({ id: 'r1', errorCode: null, outputTokens: 7 }));
+    // Killed mid-line: the last line is cut off.
+    const files = readdirSync(dir);
+    appendFileSync(join(dir, files[files.length - 1]!), '{"id":"r3","sta');
+    const b = new FileLogJournal(dir, (e) => errors.push(e));
+    const { entries, discard } = b.leftover();
+    expect(entries.map((e) => [e.id, e.errorCode, e.outputTokens])).toEqual([
+      ['r2', null, 2],
+      ['r1', null, 7],
+    ]);
+    discard();
+    b.close();
+    expect(readdirSync(dir)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('deletes a sealed segment only when told its entries are committed', () => {
+    const j = new FileLogJournal(dir, (e) => errors.push(e));
+    j.append(logEntry({ id: 'r1' }));
+    const committed = j.seal();
+    expect(readdirSync(dir)).toHaveLength(2);
+    committed();
+    expect(readdirSync(dir)).toHaveLength(1);
+    // Nothing new: sealing again starts no segment.
+    j.seal()();
+    expect(readdirSync(dir)).toHaveLength(1);
+    j.close();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
