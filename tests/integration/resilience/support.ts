@@ -21,10 +21,20 @@ export interface Rig {
   stop(): Promise<void>;
 }
 
-export async function startRig(o: { env?: Record<string, string>; clock?: FakeClock; dataDir?: string; fake?: FakeUpstream } = {}): Promise<Rig> {
+/**
+ * The suites on this rig test what each layer does with one upstream answer: the same-target retry
+ * and the plain-model cooldown waits (issue 19), which send again after a wait on the fake clock,
+ * are off unless a test asks for the engine's defaults (`defaults: true`, sameTargetRetry.test.ts).
+ */
+export const ONE_ANSWER_ENV = { SWITCHYARD_SAME_TARGET_RETRIES: '0', SWITCHYARD_PLAIN_MODEL_COOLDOWN_WAIT: 'false' } as const;
+
+export async function startRig(
+  o: { env?: Record<string, string>; clock?: FakeClock; dataDir?: string; fake?: FakeUpstream; defaults?: boolean } = {},
+): Promise<Rig> {
   const fake = o.fake ?? (await FakeUpstream.start());
   const clock = o.clock ?? new FakeClock();
-  const t = await startTestEngine({ env: o.env, engine: { clock }, dataDir: o.dataDir, keepDataDir: o.dataDir !== undefined });
+  const env = o.defaults ? o.env : { ...ONE_ANSWER_ENV, ...o.env };
+  const t = await startTestEngine({ env, engine: { clock }, dataDir: o.dataDir, keepDataDir: o.dataDir !== undefined });
   const client = new Anthropic({ baseURL: t.proxyUrl, apiKey: t.clientKey, maxRetries: 0 });
   return {
     fake,

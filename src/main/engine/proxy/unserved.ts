@@ -187,7 +187,7 @@ export function answerUnserved(deps: UnservedDeps, record: RequestRecord, plan: 
         503,
         'all_targets_cooling_down',
         `every connection for "${record.model}" is temporarily excluded (${summary}); retry in ${secs}s`,
-        { retryAfterMs: earliest - now, diagnostics },
+        { retryAfterMs: earliest - now, diagnostics: { ...diagnostics, waitRefused: walk.waitRefused } },
       ),
     );
   }
