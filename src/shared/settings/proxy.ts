@@ -63,7 +63,7 @@ export const proxySettings = {
     resilience: true,
     label: 'Same-target retries',
     description:
-      'How many times a failed attempt may be sent again to the same connection and model, after a short wait, before the request moves on to another model. Taken only when the upstream asked for a wait no longer than "Longest hinted wait", or answered a plain 500/502/503/529 without one, and only when the next target would be a different model. 0 turns it off. Never after anything reached the client. A combo may set its own (options.sameTargetRetries).',
+      'How many times a failed attempt may be sent again to the same connection and model, after a short wait, before the request moves on to another model. Taken only when the upstream asked for a wait no longer than "Longest hinted wait", or answered a plain 500/502/503/529 without one, and only when the next target would be a different model. 0 turns it off. Never after anything reached the client. A retry is a wait: it follows "Wait out short cooldowns" (and a combo\'s opt-out), its longest single wait and its budget. A combo may set its own count (options.sameTargetRetries).',
     default: 1,
     min: 0,
     max: 5,

@@ -27,6 +27,7 @@ const input = (over: Partial<RetryInput> = {}): RetryInput => ({
   committed: false,
   attemptsLeft: 3,
   sameModelNext: false,
+  budgetLeftMs: 60_000,
   ...over,
 });
 
@@ -77,6 +78,7 @@ describe('decideRetry', () => {
     ['once this target used its retries', { retriesTaken: 1 }, 'spent'],
     ['when the attempt budget is used up', { attemptsLeft: 0 }, 'attempts'],
     ['when the next target serves the same model (another key)', { sameModelNext: true }, 'same_model_next'],
+    ['past the request\'s wait budget', { budgetLeftMs: 999 }, 'budget'],
     ['on quota exhaustion, even with a short hint', { verdict: hinted(2_000, 'quota_exhausted'), exclusion: lock(2_000, 'quota_exhausted') }, 'not_transient'],
   ] as const)('no retry %s', (_, over, why) => {
     expect(decideRetry(input(over as Partial<RetryInput>))).toEqual({ retry: false, why });
@@ -101,7 +103,7 @@ describe('SameTargetRetries (one request, fake clock)', () => {
   it('plans one retry, waits the hinted time on the clock, and marks the retrying attempt', async () => {
     const a = target('a', 'model-x');
     const b = target('b', 'model-y');
-    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a, b], 4, 'req-1');
+    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a, b], 4, 60_000, 'req-1');
     expect(r.offer(a, failure(429), verdict(1_000), walk)).toBe(true);
     expect(r.planned(a)).toBe(true);
     let woke = false;
@@ -123,7 +125,7 @@ describe('SameTargetRetries (one request, fake clock)', () => {
   it('does not wait when the next target is another key of the same model', () => {
     const a = target('a', 'model-x');
     const a2 = target('a2', 'model-x');
-    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a, a2], 4, 'req-2');
+    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a, a2], 4, 60_000, 'req-2');
     expect(r.offer(a, failure(500), verdict(null), walk)).toBe(false);
     // ... unless that key is held back or already failed: then the same model is only here.
     held.set(a2, { reason: 'cooling_down', until: clock.now() + 60_000, detail: null });
@@ -133,13 +135,13 @@ describe('SameTargetRetries (one request, fake clock)', () => {
 
   it('counts the retry against the attempt budget', () => {
     const a = target('a', 'model-x');
-    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a], 2, 'req-3');
+    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a], 2, 60_000, 'req-3');
     expect(r.offer(a, failure(503), verdict(null), { ...walk, roundAttempts: 2 })).toBe(false);
   });
 
   it('a client that leaves during the wait ends it at once, with nothing planned any more', async () => {
     const a = target('a', 'model-x');
-    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a], 4, 'req-4');
+    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a], 4, 60_000, 'req-4');
     expect(r.offer(a, failure(503), verdict(null), walk)).toBe(true);
     const ctl = new AbortController();
     const waited = r.wait(ctl.signal);
@@ -152,7 +154,7 @@ describe('SameTargetRetries (one request, fake clock)', () => {
   it('an attempt on another target drops the plan (its entry is not marked)', () => {
     const a = target('a', 'model-x');
     const b = target('b', 'model-y');
-    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a, b], 4, 'req-5');
+    const r = new SameTargetRetries({ resilience, clock, log }, SETTINGS, [a, b], 4, 60_000, 'req-5');
     expect(r.offer(a, failure(503), verdict(null), walk)).toBe(true);
     const e = entry();
     r.mark(b, e);

@@ -447,13 +447,20 @@ async function runAttempt(
 /** Upstream attempts per walk: the combo's own, else the proxy's. */
 const attemptBudget = (deps: PipelineDeps, plan: RoutePlan): number => plan.combo?.options.maxAttempts ?? deps.settings.values['proxy.maxAttempts'];
 
-/** The request's same-target retry budget: the combo's own count, else the proxy's settings. */
+/**
+ * The request's same-target retry budget: the combo's own count, else the proxy's settings. A
+ * retry is a wait, so the cooldown-wait switches and limits bound it too: none when waits are off
+ * for this request (globally, by the combo's opt-out, or for plain models), never longer than the
+ * longest single wait, and within the request's wait budget.
+ */
 function sameTargetRetries(deps: PipelineDeps, call: InboundCall, plan: RoutePlan): SameTargetRetries {
   const v = deps.settings.values;
+  const mayWait = v['comboCooldownWait.enabled'] && (plan.combo ? plan.combo.options.comboCooldownWaitEnabled !== false : v['cooldownWait.plainModels']);
   const settings = {
-    maxRetries: plan.combo?.options.sameTargetRetries ?? v['sameTargetRetry.maxRetries'],
-    maxHintedWaitMs: v['sameTargetRetry.maxHintedWaitMs'],
+    maxRetries: mayWait ? (plan.combo?.options.sameTargetRetries ?? v['sameTargetRetry.maxRetries']) : 0,
+    maxHintedWaitMs: Math.min(v['sameTargetRetry.maxHintedWaitMs'], v['comboCooldownWait.maxWaitMs']),
     unhintedDelayMs: v['sameTargetRetry.unhintedDelayMs'],
   };
-  return new SameTargetRetries(deps, settings, plan.order, attemptBudget(deps, plan), call.requestId);
+  const deadline = call.startMono + v['comboCooldownWait.budgetMs'];
+  return new SameTargetRetries(deps, settings, plan.order, attemptBudget(deps, plan), deadline, call.requestId);
 }

@@ -37,6 +37,8 @@ export class SameTargetRetries {
     private readonly order: readonly Target[],
     /** The walk's attempt budget (the retry is one of its attempts). */
     private readonly maxAttempts: number,
+    /** Monotonic time by which every wait of the request must have ended. */
+    private readonly waitDeadline: number,
     private readonly requestId: string,
   ) {}
 
@@ -53,6 +55,7 @@ export class SameTargetRetries {
       committed: walk.committed,
       attemptsLeft: this.maxAttempts - walk.roundAttempts,
       sameModelNext: this.nextServesSameModel(target, walk.spent, now),
+      budgetLeftMs: this.waitDeadline - this.deps.clock.monotonic(),
     });
     if (!d.retry) return false;
     this.taken.set(target, (this.taken.get(target) ?? 0) + 1);

@@ -5,8 +5,8 @@
 // - hinted: the upstream said when to come back (Retry-After, or the retry delay in its error
 //   body, retryHints.ts) and that wait is at most `maxHintedWaitMs`;
 // - unhinted: a plain 500/502/503/529 that said nothing, retried after `unhintedDelayMs`;
-// at most `maxRetries` times per target and request, within the walk's attempt budget, and never
-// once anything reached the client. Never on a failure no wait fixes (quota, credentials, not
+// at most `maxRetries` times per target and request, within the walk's attempt budget and the
+// request's wait budget, and never once anything reached the client. Never on a failure no wait fixes (quota, credentials, not
 // found) and never when the next target would serve the same model anyway (another key of it):
 // that failover costs no wait. The retry also respects our own bookkeeping: when the failure put
 // the target on hold (a cooldown, a lock, an open breaker) the wait must cover that hold too, and
@@ -44,6 +44,8 @@ export interface RetryInput {
   attemptsLeft: number;
   /** The target the walk would try next serves the same model: failing over costs no wait. */
   sameModelNext: boolean;
+  /** What is left of the request's wait budget (comboCooldownWait.budgetMs from its arrival). */
+  budgetLeftMs: number;
 }
 
 export type RetryRefusal =
@@ -56,7 +58,8 @@ export type RetryRefusal =
   | 'not_transient'
   | 'no_hint'
   | 'hint_too_long'
-  | 'held_back';
+  | 'held_back'
+  | 'budget';
 
 export type RetryDecision = { retry: true; waitMs: number; why: 'hinted' | 'unhinted' } | { retry: false; why: RetryRefusal };
 
@@ -95,5 +98,6 @@ export function decideRetry(i: RetryInput): RetryDecision {
     if (lifts > cap) return no('held_back');
     waitMs = Math.max(waitMs, lifts);
   }
+  if (waitMs > i.budgetLeftMs) return no('budget');
   return { retry: true, waitMs, why };
 }
