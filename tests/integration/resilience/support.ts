@@ -7,7 +7,7 @@ import type { ConnectionCreateInput } from '../../../src/shared/contract';
 import type { ConnectionView } from '../../../src/shared/model';
 import { FakeClock } from '../../support/fakeClock';
 import { FakeUpstream, type ScriptedResponse } from '../../support/fakeUpstream';
-import { startTestEngine, type TestEngine } from '../../support/harness';
+import { ONE_ANSWER_ENV, startTestEngine, type TestEngine } from '../../support/harness';
 
 export const SELECTED = 'x-switchyard-selected-connection-id';
 
@@ -23,11 +23,9 @@ export interface Rig {
 
 /**
  * The suites on this rig test what each layer does with one upstream answer: the same-target retry
- * and the plain-model cooldown waits (issue 19), which send again after a wait on the fake clock,
- * are off unless a test asks for the engine's defaults (`defaults: true`, sameTargetRetry.test.ts).
+ * and the plain-model cooldown waits are off (ONE_ANSWER_ENV) unless a test asks for the engine's
+ * defaults (`defaults: true`, sameTargetRetry.test.ts, plainCooldownWait.test.ts).
  */
-export const ONE_ANSWER_ENV = { SWITCHYARD_SAME_TARGET_RETRIES: '0', SWITCHYARD_PLAIN_MODEL_COOLDOWN_WAIT: 'false' } as const;
-
 export async function startRig(
   o: { env?: Record<string, string>; clock?: FakeClock; dataDir?: string; fake?: FakeUpstream; defaults?: boolean } = {},
 ): Promise<Rig> {
