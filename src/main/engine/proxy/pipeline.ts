@@ -367,9 +367,9 @@ function passBarrier(
  * One attempt on an admitted target: dispatch, then deliver or record the failure. 'done' = the
  * request is answered; 'next' = fail over (or go on continuing a broken answer); 'again' = the same
  * target once more (R-TW-10); 'stop' = no further target may help. After 'next', a planned
- * same-target retry (sameTargetRetry.ts) sends to this target again after a short wait. Whatever happens (including a
- * throw), the lease is released and an attempt without an outcome gives back anything
- * beginAttempt claimed (the half-open probe).
+ * same-target retry (sameTargetRetry.ts) sends to this target again after a short wait. Whatever
+ * happens (including a throw), the lease is released and an attempt without an outcome gives back
+ * anything beginAttempt claimed (the half-open probe).
  */
 async function runAttempt(
   deps: PipelineDeps,
