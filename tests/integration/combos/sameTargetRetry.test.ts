@@ -113,6 +113,20 @@ describe('same-target retry budget', () => {
     expect(retryLines(r.rig)).toBe(0);
   });
 
+  it('a retry is a wait: a combo opted out of waits (R-SQ-19) moves on at once, so does a hint above the longest single wait (R-SQ-17)', async () => {
+    const r = await start({ 'comboCooldownWait.maxWaitMs': 1_000 });
+    fake.script({ key: KEY_A }, [rateLimited({ 'retry-after': '2' })]);
+    expect(await send(r.rig.client)).toMatchObject({ status: 200, connection: r.b.id });
+    await r.rig.t.api.updateCombo({ id: 'pool', patch: { options: { comboCooldownWaitEnabled: false } } });
+    await r.rig.t.api.patchSettings({ patch: { 'comboCooldownWait.maxWaitMs': null } });
+    await r.rig.t.api.clearCooldowns({ all: true });
+    fake.reset();
+    fake.script({ key: KEY_A }, [rateLimited({ 'retry-after': '1' })]);
+    expect(await send(r.rig.client)).toMatchObject({ status: 200, connection: r.b.id });
+    expect(fake.requestsFor({ key: KEY_A })).toHaveLength(1);
+    expect(retryLines(r.rig)).toBe(0);
+  });
+
   it('the client leaves during the wait: nothing more is sent, and the log says the client left', async () => {
     const r = await start();
     fake.script({ key: KEY_A }, [rateLimited({ 'retry-after': '2' }), () => undefined], { repeatLast: false });
