@@ -267,6 +267,7 @@ export const comboOptionsSchema = z
     targetTimeoutMs: z.number().int().min(100).max(86_400_000).optional(),
     maxAttempts: z.number().int().min(1).max(20).optional(),
     resetWindowMs: z.number().int().min(1_000).max(7 * 86_400_000).optional(),
+    sameTargetRetries: z.number().int().min(0).max(5).optional(),
   })
   .strict();
 

@@ -454,6 +454,20 @@ export interface AttemptEntry {
   continuation?: 'prefill' | 'continue' | null;
   /** The target refused the prefill (400), and the continuation was sent again as a "continue" turn. */
   prefillRefused?: boolean;
+  /**
+   * This attempt sent the request again to the same connection and model after the previous
+   * attempt failed: how long it waited first, and why (`hinted`: the upstream said when; `unhinted`:
+   * a server error that said nothing, retried after the short default delay).
+   */
+  retry?: AttemptRetry | null;
+}
+
+/** A waited retry of the same target (see AttemptEntry.retry). */
+export interface AttemptRetry {
+  waitedMs: number;
+  why: 'hinted' | 'unhinted';
+  /** The status of the failure it retried (null: not an HTTP answer). */
+  afterStatus: number | null;
 }
 
 /** The stream watchdogs: time to first output, content stall, throughput, the hard attempt deadline. */
@@ -548,6 +562,8 @@ export interface ComboOptions {
   maxAttempts?: number;
   /** reset-window: how soon a quota reset must come to put that target first. */
   resetWindowMs?: number;
+  /** Same-target retries before moving to the next target (default: the proxy's "Same-target retries"; 0 = none). */
+  sameTargetRetries?: number;
 }
 
 export interface ComboView {

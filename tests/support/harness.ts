@@ -18,6 +18,13 @@ export interface TestEngineOptions {
   keepDataDir?: boolean;
 }
 
+/**
+ * Env for rigs whose tests look at what the engine does with one upstream answer per attempt (the
+ * resilience layers, error rules): the same-target retry and the plain-model cooldown waits
+ * (issue 19), which send again after a wait on the rig's fake clock, are off there.
+ */
+export const ONE_ANSWER_ENV = { SWITCHYARD_SAME_TARGET_RETRIES: '0', SWITCHYARD_PLAIN_MODEL_COOLDOWN_WAIT: 'false' } as const;
+
 export async function startTestEngine(o: TestEngineOptions = {}) {
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   const logs = new MemorySink();

@@ -39,10 +39,19 @@ export const comboSettings = {
   'comboCooldownWait.enabled': bool({
     group: 'combos',
     resilience: true,
-    label: 'Wait out short cooldowns in combos',
+    label: 'Wait out short cooldowns',
     description:
-      'When every target of a combo is held back by a short, self-lifting cooldown, lockout or open breaker, wait for the earliest one and send again instead of answering 429/503. Never waits on quota exhaustion, credential or not-found errors. A combo opts out with options.comboCooldownWaitEnabled = false.',
+      'When every target of a combo (or of a plain model, see below) is held back by a short, self-lifting cooldown, lockout or open breaker, wait for the earliest one and send again instead of answering 429/503. Never waits on quota exhaustion, credential or not-found errors. A combo opts out with options.comboCooldownWaitEnabled = false.',
     default: true,
+  }),
+  'cooldownWait.plainModels': bool({
+    group: 'combos',
+    resilience: true,
+    label: 'Also wait for plain models',
+    description:
+      'Requests for a model (not a combo) wait out short cooldowns too, with the same limits below. Only while "Wait out short cooldowns" is on.',
+    default: true,
+    env: ['SWITCHYARD_PLAIN_MODEL_COOLDOWN_WAIT'],
   }),
   'comboCooldownWait.maxWaitMs': int({
     group: 'combos',

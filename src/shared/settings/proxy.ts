@@ -58,6 +58,42 @@ export const proxySettings = {
     max: 20,
     unit: 'count',
   }),
+  'sameTargetRetry.maxRetries': int({
+    group: 'proxy',
+    resilience: true,
+    label: 'Same-target retries',
+    description:
+      'How many times a failed attempt may be sent again to the same connection and model, after a short wait, before the request moves on to another model. Taken only when the upstream asked for a wait no longer than "Longest hinted wait", or answered a plain 500/502/503/529 without one, and only when the next target would be a different model. 0 turns it off. Never after anything reached the client. A retry is a wait: it follows "Wait out short cooldowns" (and a combo\'s opt-out), its longest single wait and its budget. A combo may set its own count (options.sameTargetRetries).',
+    default: 1,
+    min: 0,
+    max: 5,
+    unit: 'count',
+    env: ['SWITCHYARD_SAME_TARGET_RETRIES'],
+  }),
+  'sameTargetRetry.maxHintedWaitMs': int({
+    group: 'proxy',
+    resilience: true,
+    label: 'Longest hinted wait',
+    description:
+      'A same-target retry waits the time the upstream asked for (Retry-After, or the retry delay in its error body) only when that is at most this long; a longer wait fails over to the next target at once.',
+    default: 5_000,
+    min: 0,
+    max: MIN,
+    unit: 'ms',
+    env: ['SWITCHYARD_SAME_TARGET_RETRY_MAX_WAIT_MS'],
+  }),
+  'sameTargetRetry.unhintedDelayMs': int({
+    group: 'proxy',
+    resilience: true,
+    label: 'Wait before a retry without a hint',
+    description:
+      'After a 500, 502, 503 or 529 that says nothing about when to retry, the same target is tried again after this long (when the retries allow one). 0: such errors are never retried on the same target.',
+    default: 750,
+    min: 0,
+    max: 10_000,
+    unit: 'ms',
+    env: ['SWITCHYARD_SAME_TARGET_RETRY_DELAY_MS'],
+  }),
   'upstream.connectTimeoutMs': int({
     group: 'upstream',
     label: 'Connect timeout',

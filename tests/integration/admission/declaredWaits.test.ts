@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ConnectionView } from '../../../src/shared/model';
 import { FakeUpstream } from '../../support/fakeUpstream';
-import { startTestEngine, type TestEngine } from '../../support/harness';
+import { ONE_ANSWER_ENV, startTestEngine, type TestEngine } from '../../support/harness';
 import { admissionOf, ask, modelRateLimited, openaiClient, rateLimited, waitForAdmission } from './support';
 
 const DAY_S = 86_399;
@@ -29,7 +29,8 @@ describe('declared waits', () => {
 
   beforeAll(async () => {
     fake = await FakeUpstream.start();
-    t = await startTestEngine();
+    // The queue's reaction to one declared wait is what these tests read: no same-target retry or plain-model wait.
+    t = await startTestEngine({ env: ONE_ANSWER_ENV });
   });
   afterEach(async () => {
     vi.restoreAllMocks();

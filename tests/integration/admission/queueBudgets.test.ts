@@ -5,7 +5,7 @@
 // progress; maxWaitMs follows env < persisted < per-connection.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeUpstream, openaiStream } from '../../support/fakeUpstream';
-import { startTestEngine, type TestEngine } from '../../support/harness';
+import { ONE_ANSWER_ENV, startTestEngine, type TestEngine } from '../../support/harness';
 import { admissionOf, ask, openaiClient, rateLimited, waitForAdmission } from './support';
 
 describe('queue budgets', () => {
@@ -14,7 +14,8 @@ describe('queue budgets', () => {
 
   beforeAll(async () => {
     fake = await FakeUpstream.start();
-    t = await startTestEngine({ env: { RATE_LIMIT_MAX_WAIT_MS: '2000' } });
+    // The queue's budgets are what these tests read: no same-target retry or plain-model wait.
+    t = await startTestEngine({ env: { ...ONE_ANSWER_ENV, RATE_LIMIT_MAX_WAIT_MS: '2000' } });
   });
   afterEach(async () => {
     fake.reset();

@@ -11,7 +11,7 @@ import type { ConnectionView, ProviderSpecificData } from '../../../src/shared/m
 import { FakeClaudeAuth } from '../../support/fakeClaudeAuth';
 import { FakeClock } from '../../support/fakeClock';
 import { FakeUpstream, type RecordedRequest, type ScriptedResponse } from '../../support/fakeUpstream';
-import { startTestEngine, type TestEngine } from '../../support/harness';
+import { ONE_ANSWER_ENV, startTestEngine, type TestEngine } from '../../support/harness';
 import { ask, SELECTED, type Answer } from '../resilience/support';
 
 export { ask, SELECTED, type Answer };
@@ -61,6 +61,8 @@ export async function startClaudeRig(o: { interceptors?: AttemptInterceptor[]; d
   const dataDir = o.dataDir ?? mkdtempSync(join(tmpdir(), 'switchyard-claude-'));
   const boot = async () => {
     const t = await startTestEngine({
+      // Each test reads an account's reaction to one answer per attempt, on the fake clock.
+      env: ONE_ANSWER_ENV,
       dataDir,
       keepDataDir: true,
       engine: { clock, random: seededRandom(42), interceptors: o.interceptors, claudeCredentialsPath: join(dataDir, 'claude-credentials.json') },

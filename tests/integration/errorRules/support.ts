@@ -7,7 +7,7 @@ import type { ConnectionCreateInput } from '../../../src/shared/contract';
 import type { ConnectionView } from '../../../src/shared/model';
 import { FakeClock } from '../../support/fakeClock';
 import { FakeUpstream, type ScriptedResponse } from '../../support/fakeUpstream';
-import { startTestEngine, type TestEngine } from '../../support/harness';
+import { ONE_ANSWER_ENV, startTestEngine, type TestEngine } from '../../support/harness';
 
 export { ask, cooldownOf } from '../resilience/support';
 
@@ -41,6 +41,8 @@ export function rulesRigPerTest() {
   const start = async (o: RigOptions = {}): Promise<RuleRig> => {
     const clock = o.clock ?? new FakeClock();
     const t = await startTestEngine({
+      // One upstream answer per attempt: the rules' effect is what these tests read.
+      env: ONE_ANSWER_ENV,
       engine: { clock, ...(o.errorRules ? { errorRules: o.errorRules } : {}) },
       dataDir: o.dataDir,
       keepDataDir: o.dataDir !== undefined,

@@ -97,7 +97,8 @@ describe('failover', () => {
   });
 
   it('relays the last upstream error, with its retry hint, when every connection fails', async () => {
-    fake.script({}, [{ status: 429, headers: { 'retry-after': '7' }, json: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } }]);
+    // A hint longer than the longest cooldown wait (30 s): the request does not wait it out (issue 19).
+    fake.script({}, [{ status: 429, headers: { 'retry-after': '45' }, json: { type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } } }]);
     const res = await fetch(`${t.proxyUrl}/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': t.clientKey, 'content-type': 'application/json' },

@@ -7,7 +7,7 @@ import type { ConnectionCreateInput } from '../../../src/shared/contract';
 import type { ConnectionView } from '../../../src/shared/model';
 import { FakeClock } from '../../support/fakeClock';
 import { FakeUpstream, type ScriptedResponse } from '../../support/fakeUpstream';
-import { startTestEngine, type TestEngine } from '../../support/harness';
+import { ONE_ANSWER_ENV, startTestEngine, type TestEngine } from '../../support/harness';
 
 export const SELECTED = 'x-switchyard-selected-connection-id';
 
@@ -21,10 +21,18 @@ export interface Rig {
   stop(): Promise<void>;
 }
 
-export async function startRig(o: { env?: Record<string, string>; clock?: FakeClock; dataDir?: string; fake?: FakeUpstream } = {}): Promise<Rig> {
+/**
+ * The suites on this rig test what each layer does with one upstream answer: the same-target retry
+ * and the plain-model cooldown waits are off (ONE_ANSWER_ENV) unless a test asks for the engine's
+ * defaults (`defaults: true`, sameTargetRetry.test.ts, plainCooldownWait.test.ts).
+ */
+export async function startRig(
+  o: { env?: Record<string, string>; clock?: FakeClock; dataDir?: string; fake?: FakeUpstream; defaults?: boolean } = {},
+): Promise<Rig> {
   const fake = o.fake ?? (await FakeUpstream.start());
   const clock = o.clock ?? new FakeClock();
-  const t = await startTestEngine({ env: o.env, engine: { clock }, dataDir: o.dataDir, keepDataDir: o.dataDir !== undefined });
+  const env = o.defaults ? o.env : { ...ONE_ANSWER_ENV, ...o.env };
+  const t = await startTestEngine({ env, engine: { clock }, dataDir: o.dataDir, keepDataDir: o.dataDir !== undefined });
   const client = new Anthropic({ baseURL: t.proxyUrl, apiKey: t.clientKey, maxRetries: 0 });
   return {
     fake,

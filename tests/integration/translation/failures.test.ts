@@ -263,8 +263,9 @@ describe('translation failures and errors', () => {
       backup({ name: 'Backup small', secret: 'sk-backup-key-2', models: ['claude-haiku-4-5'] }),
       claude({ name: 'Claude only', models: ['claude-opus-4-1'], passthroughModels: false }),
     );
+    // A hint longer than the longest cooldown wait (30 s): relayed, not waited out (issue 19).
     fake.script({ key: 'sk-backup-key-1' }, [
-      { status: 429, headers: { 'retry-after': '7' }, json: { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } } },
+      { status: 429, headers: { 'retry-after': '45' }, json: { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } } },
     ]);
     fake.script({ key: 'sk-backup-key-2' }, [
       { status: 400, json: { error: { message: "This model's maximum context length is 65536 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' } } },
@@ -272,7 +273,7 @@ describe('translation failures and errors', () => {
     const limited = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 50, messages: [question] }).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(Anthropic.RateLimitError);
     expect((limited as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: 'Rate limit reached for requests' } });
-    expect((limited as InstanceType<typeof Anthropic.APIError>).headers?.get('retry-after')).toBe('7');
+    expect((limited as InstanceType<typeof Anthropic.APIError>).headers?.get('retry-after')).toBe('45');
 
     const long = await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 50, messages: [question] }).catch((e: unknown) => e);
     expect(long).toBeInstanceOf(Anthropic.BadRequestError);

@@ -41,6 +41,7 @@ import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
 import { checkedModel } from './inboundChecks';
 import { RequestRecord } from './requestRecord';
+import { SameTargetRetries } from './sameTargetRetry';
 import { refusalFor } from './translation';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 import { ToolLimits } from '../routing/toolLimits';
@@ -140,6 +141,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
 
   const request = new RequestSignal(call.res);
   const walk = newWalk(deps.combos?.catalog ?? plainCatalog, call, plan.order, deps.toolLimits ?? new ToolLimits());
+  walk.retries = sameTargetRetries(deps, call, plan);
   try {
     for (;;) {
       const step = await walkTargets(deps, call, plan, request, record, walk);
@@ -151,7 +153,8 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
       const waitMs = cooldownWait(deps, call, plan, walk);
       if (waitMs === null) break;
       record.waited(waitMs, 'every target held back by a short cooldown');
-      deps.log.info('combo.waiting', { combo: plan.combo?.name, ms: waitMs, requestId: call.requestId });
+      if (plan.combo) deps.log.info('combo.waiting', { combo: plan.combo.name, ms: waitMs, requestId: call.requestId });
+      else deps.log.info('model.waiting', { model, ms: waitMs, requestId: call.requestId });
       try {
         await sleep(deps.clock, waitMs, request.signal);
       } catch {
@@ -180,7 +183,7 @@ async function walkTargets(
   record: RequestRecord,
   walk: Walk,
 ): Promise<'done' | 'next' | 'stop'> {
-  const maxAttempts = plan.combo?.options.maxAttempts ?? deps.settings.values['proxy.maxAttempts'];
+  const maxAttempts = attemptBudget(deps, plan);
   for (let i = 0; i < plan.order.length; i++) {
     const target = plan.order[i]!;
     if (request.signal.aborted) return 'stop';
@@ -213,7 +216,11 @@ async function walkTargets(
     walk.roundAttempts++;
     const step = await runAttempt(deps, call, target, lease, request, record, walk);
     if (step === 'again') i--; // R-TW-10: the same connection once more
-    else if (step !== 'next') return step;
+    else if (step === 'next' && walk.retries?.planned(target)) {
+      // The same target after a short wait (sameTargetRetry.ts); it is checked again like any other.
+      if (!(await walk.retries.wait(request.signal))) return 'stop';
+      i--;
+    } else if (step !== 'next') return step;
   }
   return 'next';
 }
@@ -256,10 +263,13 @@ async function lastResort(
   return step === 'again' ? 'next' : step;
 }
 
-/** How long to wait before walking a combo's targets again (R-SQ-16/23), or null to answer now. */
+/**
+ * How long to wait before walking the targets again (R-SQ-16/23), or null to answer now. Combos
+ * and plain models alike, with the same limits; plain models unless `cooldownWait.plainModels` is off.
+ */
 function cooldownWait(deps: PipelineDeps, call: InboundCall, plan: RoutePlan, walk: Walk): number | null {
   // A client already reading a stream is not kept waiting on a cooldown.
-  if (!plan.combo || walk.countTokensUnsupported || walk.streams.client?.committed) return null;
+  if (walk.countTokensUnsupported || walk.streams.client?.committed) return null;
   const v = deps.settings.values;
   const now = deps.clock.now();
   const d = decideWait({
@@ -269,7 +279,7 @@ function cooldownWait(deps: PipelineDeps, call: InboundCall, plan: RoutePlan, wa
       maxAttempts: v['comboCooldownWait.maxAttempts'],
       budgetMs: v['comboCooldownWait.budgetMs'],
     },
-    optedOut: plan.combo.options.comboCooldownWaitEnabled === false,
+    optedOut: plan.combo ? plan.combo.options.comboCooldownWaitEnabled === false : !v['cooldownWait.plainModels'],
     waitsTaken: walk.waits,
     elapsedMs: deps.clock.monotonic() - call.startMono,
     now,
@@ -354,9 +364,10 @@ function passBarrier(
 /**
  * One attempt on an admitted target: dispatch, then deliver or record the failure. 'done' = the
  * request is answered; 'next' = fail over (or go on continuing a broken answer); 'again' = the same
- * target once more (R-TW-10); 'stop' = no further target may help. Whatever happens (including a
- * throw), the lease is released and an attempt without an outcome gives back anything
- * beginAttempt claimed (the half-open probe).
+ * target once more (R-TW-10); 'stop' = no further target may help. After 'next', a planned
+ * same-target retry (sameTargetRetry.ts) sends to this target again after a short wait. Whatever
+ * happens (including a throw), the lease is released and an attempt without an outcome gives back
+ * anything beginAttempt claimed (the half-open probe).
  */
 async function runAttempt(
   deps: PipelineDeps,
@@ -371,6 +382,7 @@ async function runAttempt(
   const { resilience, clock } = deps;
   const entry = record.startAttempt(target, lease.queuedMs);
   if (asLastResort) entry.lastResort = true;
+  walk.retries?.mark(target, entry);
   const t0 = clock.monotonic();
   const unwatch = request.watchBudget(lease);
   let reported = false;
@@ -412,6 +424,9 @@ async function runAttempt(
         entry.ttfbMs = outcome.ttfbMs;
         walk.last = { failure, verdict, response: outcome.response };
         if (reopensEarly(deps, target, failure, walk, ctx)) return 'again';
+        const committed = walk.streams.client?.committed === true;
+        // A retry of this target after a short wait is planned: the walk takes it (walkTargets).
+        if (!asLastResort && walk.retries?.offer(target, failure, verdict, { committed, roundAttempts: walk.roundAttempts, spent: walk.spent })) return 'next';
         walk.spent.add(target);
         // A bad request may still be served elsewhere: a larger window, more tools, natively (refusals.ts).
         if (!verdict.failover && !walk.refusals.goesOn(target, failure, verdict, walk.spent, clock.now())) return 'stop';
@@ -426,4 +441,25 @@ async function runAttempt(
     if (!reported) resilience.onAbandon(target, clock.now());
     entry.durationMs ??= Math.round(clock.monotonic() - t0);
   }
+}
+
+/** Upstream attempts per walk: the combo's own, else the proxy's. */
+const attemptBudget = (deps: PipelineDeps, plan: RoutePlan): number => plan.combo?.options.maxAttempts ?? deps.settings.values['proxy.maxAttempts'];
+
+/**
+ * The request's same-target retry budget: the combo's own count, else the proxy's settings. A
+ * retry is a wait, so the cooldown-wait switches and limits bound it too: none when waits are off
+ * for this request (globally, by the combo's opt-out, or for plain models), never longer than the
+ * longest single wait, and within the request's wait budget.
+ */
+function sameTargetRetries(deps: PipelineDeps, call: InboundCall, plan: RoutePlan): SameTargetRetries {
+  const v = deps.settings.values;
+  const mayWait = v['comboCooldownWait.enabled'] && (plan.combo ? plan.combo.options.comboCooldownWaitEnabled !== false : v['cooldownWait.plainModels']);
+  const settings = {
+    maxRetries: mayWait ? (plan.combo?.options.sameTargetRetries ?? v['sameTargetRetry.maxRetries']) : 0,
+    maxHintedWaitMs: Math.min(v['sameTargetRetry.maxHintedWaitMs'], v['comboCooldownWait.maxWaitMs']),
+    unhintedDelayMs: v['sameTargetRetry.unhintedDelayMs'],
+  };
+  const deadline = call.startMono + v['comboCooldownWait.budgetMs'];
+  return new SameTargetRetries(deps, settings, plan.order, attemptBudget(deps, plan), deadline, call.requestId);
 }

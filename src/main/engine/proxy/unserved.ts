@@ -18,6 +18,7 @@ import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
 import { Refusals } from './refusals';
 import type { RequestRecord } from './requestRecord';
+import type { SameTargetRetries } from './sameTargetRetry';
 
 /** What the walk over the targets left behind. */
 export interface Walk {
@@ -43,6 +44,8 @@ export interface Walk {
   untranslatable?: CodecError;
   /** The client's stream and the answer being continued, if any (delivery.ts). */
   streams: StreamWalk;
+  /** Same-target retries after a short wait (sameTargetRetry.ts); absent: none. */
+  retries?: SameTargetRetries;
 }
 
 export const newWalk = (catalog: ModelCatalog, call: InboundCall, order: readonly Target[], toolLimits: ToolLimits): Walk => ({
@@ -184,7 +187,7 @@ export function answerUnserved(deps: UnservedDeps, record: RequestRecord, plan: 
         503,
         'all_targets_cooling_down',
         `every connection for "${record.model}" is temporarily excluded (${summary}); retry in ${secs}s`,
-        { retryAfterMs: earliest - now, diagnostics },
+        { retryAfterMs: earliest - now, diagnostics: { ...diagnostics, waitRefused: walk.waitRefused } },
       ),
     );
   }

@@ -64,6 +64,9 @@ interface AttemptRow {
   continued_elsewhere?: number;
   continuation?: string | null;
   prefill_refused?: number;
+  retry_waited_ms?: number | null;
+  retry_why?: string | null;
+  retry_after_status?: number | null;
 }
 
 const WATCHDOGS: ReadonlySet<string> = new Set<StreamWatchdog>(['first_output', 'content_stall', 'throughput', 'attempt_deadline']);
@@ -96,6 +99,9 @@ const attemptFromRow = (r: AttemptRow): AttemptEntry => ({
   ...(r.continued_elsewhere === 1 ? { continuedElsewhere: true } : {}),
   continuation: r.continuation === 'prefill' || r.continuation === 'continue' ? r.continuation : null,
   ...(r.prefill_refused === 1 ? { prefillRefused: true } : {}),
+  ...(r.retry_waited_ms != null && (r.retry_why === 'hinted' || r.retry_why === 'unhinted')
+    ? { retry: { waitedMs: r.retry_waited_ms, why: r.retry_why, afterStatus: r.retry_after_status ?? null } }
+    : {}),
 });
 
 /** The dropped-fields column: a JSON list of strings; anything else reads as none. */
@@ -172,8 +178,9 @@ export const LOG_WRITE_SQL = [
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
      status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort, via, egress_ip,
-     first_output_ms, bytes, frames, output_frames, watchdog, continued_elsewhere, continuation, prefill_refused)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     first_output_ms, bytes, frames, output_frames, watchdog, continued_elsewhere, continuation, prefill_refused,
+     retry_waited_ms, retry_why, retry_after_status)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   'DELETE FROM proxy_logs WHERE started_at < ?',
   'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
   'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
@@ -247,6 +254,9 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
         a.continuedElsewhere ? 1 : 0,
         a.continuation ?? null,
         a.prefillRefused ? 1 : 0,
+        a.retry?.waitedMs ?? null,
+        a.retry?.why ?? null,
+        a.retry?.afterStatus ?? null,
       ]);
     }
   }

@@ -251,4 +251,16 @@ export const migrations: Migration[] = [
       ALTER TABLE proxy_log_attempts ADD COLUMN prefill_refused INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    name: 'same-target retries per attempt',
+    // An attempt that sent the request again to the same connection and model after a short wait:
+    // how long it waited, why (the upstream's hint, or a server error retried after the default
+    // delay), and the status of the failure it retried.
+    sql: `
+      ALTER TABLE proxy_log_attempts ADD COLUMN retry_waited_ms INTEGER;
+      ALTER TABLE proxy_log_attempts ADD COLUMN retry_why TEXT;
+      ALTER TABLE proxy_log_attempts ADD COLUMN retry_after_status INTEGER;
+    `,
+  },
 ];

@@ -11,6 +11,7 @@ import { formatClock, formatMs, formatRemaining } from '../../lib/format';
 import { STRATEGY_INFO } from '../../lib/comboStrategies';
 import { describeErrorType, SKIP_REASONS } from '../../lib/reasons';
 import { describeStream } from '../../lib/streamWords';
+import { describeRetry } from '../../lib/retryWords';
 import { translationLabel } from '../../lib/translation';
 import { describeAffinity, describeLease, SESSION_SOURCE_LABELS, shortSession } from '../../lib/sessionWords';
 import type { ComboTrace, RequestLogEntry, SkipReason } from '../../../shared/model';
@@ -118,6 +119,7 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
               <td>
                 {a.connectionName} <span className="muted">({a.provider})</span>
                 {a.via && <div className="small muted">{a.via === 'pin' ? 'tried first: the session\'s pin' : 'under the exclusive lease'}</div>}
+                {a.retry && <div className="small" data-testid="attempt-retry">{describeRetry(a)}</div>}
                 {a.egressIp && <div className="muted small">via {a.egressIp}</div>}
               </td>
               <td>

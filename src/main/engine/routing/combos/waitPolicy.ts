@@ -32,9 +32,12 @@ const NEVER_WAIT = new Set([
 /** Causes that are rate limits: an answer made of them is a 429 (R-SQ-24). */
 const RATE_LIMIT = new Set(['rate_limit_exceeded', 'concurrency_limited']);
 
+/** A failure reason (or an exclusion's cause) that no short wait fixes. */
+export const waitNeverFixes = (reason: string | undefined): boolean => reason !== undefined && NEVER_WAIT.has(reason);
+
 /** A timer that lifts by itself and is worth waiting for. */
 export function isTransient(ex: Exclusion, now: number): boolean {
-  return ex.until !== null && ex.until > now && !(ex.cause !== undefined && NEVER_WAIT.has(ex.cause));
+  return ex.until !== null && ex.until > now && !waitNeverFixes(ex.cause);
 }
 
 export interface WaitInput {
