@@ -1,0 +1,181 @@
+// The real agent CLIs the conformance suite runs, each pinned in package.json, and how each is
+// pointed at the engine: its own configuration file or environment, written into the sandbox
+// HOME, with telemetry, update checks and catalog downloads switched off.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Sandbox } from './sandbox';
+
+/** The API shape a connection is called in. */
+export type UpstreamShape = 'anthropic' | 'chat' | 'responses';
+
+export interface Launch {
+  cmd: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export interface AgentTarget {
+  /** The engine's proxy (no path) and the client key the agent presents. */
+  proxyUrl: string;
+  clientKey: string;
+  model: string;
+  prompt: string;
+}
+
+export interface AgentSpec {
+  id: string;
+  /** The npm package and the version package.json pins. */
+  pkg: string;
+  bin: string;
+  /** The shape the agent speaks, served natively by a connection of that shape. */
+  native: UpstreamShape;
+  /** Bound on one run (the process group is killed after it). */
+  timeoutMs: number;
+  /**
+   * Hosts the agent still tries to reach with everything we can switch off switched off. The
+   * sandbox's egress guard refuses them; the suite fails on any host not listed.
+   */
+  knownEgress: string[];
+  launch(sb: Sandbox, t: AgentTarget): Launch;
+}
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+const binPath = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+
+export const CLAUDE_CODE: AgentSpec = {
+  id: 'claude-code',
+  pkg: '@anthropic-ai/claude-code',
+  bin: 'claude',
+  native: 'anthropic',
+  timeoutMs: 90_000,
+  knownEgress: [],
+  launch: (sb, t) => ({
+    cmd: binPath('claude'),
+    args: ['-p', t.prompt, '--dangerously-skip-permissions', '--model', t.model],
+    env: {
+      ...sb.env,
+      CLAUDE_CONFIG_DIR: join(sb.home, '.claude'),
+      ANTHROPIC_BASE_URL: t.proxyUrl,
+      ANTHROPIC_API_KEY: t.clientKey,
+      ANTHROPIC_MODEL: t.model,
+      ANTHROPIC_SMALL_FAST_MODEL: t.model,
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: t.model,
+      // Claude Code refuses to skip permissions as root unless it is told it runs in a sandbox.
+      IS_SANDBOX: '1',
+    },
+  }),
+};
+
+export const CODEX: AgentSpec = {
+  id: 'codex',
+  pkg: '@openai/codex',
+  bin: 'codex',
+  native: 'responses',
+  timeoutMs: 90_000,
+  knownEgress: [],
+  launch: (sb, t) => {
+    const codexHome = join(sb.home, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      [
+        `model = "${t.model}"`,
+        'model_provider = "switchyard"',
+        'check_for_update_on_startup = false',
+        '',
+        '[analytics]',
+        'enabled = false',
+        '',
+        // Plugins, apps and the remote model catalog call github.com and chatgpt.com.
+        '[features]',
+        'plugins = false',
+        'apps = false',
+        'remote_models = false',
+        '',
+        '[model_providers.switchyard]',
+        'name = "Switchyard"',
+        `base_url = "${t.proxyUrl}/v1"`,
+        'env_key = "SWITCHYARD_API_KEY"',
+        'wire_api = "responses"',
+        '',
+      ].join('\n'),
+    );
+    return {
+      cmd: binPath('codex'),
+      args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', t.prompt],
+      env: { ...sb.env, CODEX_HOME: codexHome, SWITCHYARD_API_KEY: t.clientKey },
+    };
+  },
+};
+
+export const OPENCODE: AgentSpec = {
+  id: 'opencode',
+  pkg: 'opencode-ai',
+  bin: 'opencode',
+  native: 'chat',
+  timeoutMs: 150_000,
+  // opencode installs its plugin SDK (@opencode-ai/plugin) into every config directory in the
+  // background, from the npm registry, whatever the settings; refused here, it runs on without it.
+  knownEgress: ['registry.npmjs.org:443'],
+  launch: (sb, t) => {
+    const dir = join(sb.env.XDG_CONFIG_HOME!, 'opencode');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'opencode.json'),
+      JSON.stringify(
+        {
+          $schema: 'https://opencode.ai/config.json',
+          autoupdate: false,
+          share: 'disabled',
+          permission: { bash: 'allow', edit: 'allow' },
+          model: `switchyard/${t.model}`,
+          small_model: `switchyard/${t.model}`,
+          provider: {
+            switchyard: {
+              npm: '@ai-sdk/openai-compatible',
+              name: 'Switchyard',
+              options: { baseURL: `${t.proxyUrl}/v1`, apiKey: t.clientKey },
+              models: { [t.model]: { name: t.model } },
+            },
+          },
+        },
+        null,
+        2,
+      ),
+    );
+    return { cmd: binPath('opencode'), args: ['run', '-m', `switchyard/${t.model}`, t.prompt], env: { ...sb.env } };
+  },
+};
+
+export const QWEN_CODE: AgentSpec = {
+  id: 'qwen-code',
+  pkg: '@qwen-code/qwen-code',
+  bin: 'qwen',
+  native: 'chat',
+  timeoutMs: 120_000,
+  knownEgress: [],
+  launch: (sb, t) => ({
+    cmd: binPath('qwen'),
+    args: ['-p', t.prompt, '--yolo', '--model', t.model],
+    env: { ...sb.env, OPENAI_BASE_URL: `${t.proxyUrl}/v1`, OPENAI_API_KEY: t.clientKey, OPENAI_MODEL: t.model },
+  }),
+};
+
+export interface Installed {
+  version: string | null;
+  /** Why the agent cannot run here (null when it can). */
+  skipReason: string | null;
+}
+
+/** Whether the agent's pinned package is installed and its binary starts. */
+export function installed(spec: AgentSpec): Installed {
+  const pkgJson = join(ROOT, 'node_modules', spec.pkg, 'package.json');
+  if (!existsSync(pkgJson)) return { version: null, skipReason: `${spec.pkg} is not installed (npm install)` };
+  try {
+    const out = execFileSync(binPath(spec.bin), ['--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    return { version: /\d+\.\d+\.\d+/.exec(out)?.[0] ?? out.trim(), skipReason: null };
+  } catch (e) {
+    return { version: null, skipReason: `${spec.bin} --version failed: ${(e as Error).message.split('\n')[0]}` };
+  }
+}
