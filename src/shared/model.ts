@@ -720,8 +720,14 @@ export const SESSION_SOURCES = [
   'x-session-id',
   'x-codex-session-id',
   'x-claude-code-session-id',
+  'session-id',
   'session_id',
+  'thread-id',
+  'x-opencode-session',
   'metadata.user_id',
+  'client_metadata.session_id',
+  'prompt_cache_key',
+  'metadata.sessionId',
 ] as const;
 export type SessionSource = (typeof SESSION_SOURCES)[number];
 

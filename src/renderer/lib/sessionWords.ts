@@ -8,8 +8,14 @@ export const SESSION_SOURCE_LABELS: Record<SessionSource, string> = {
   'x-session-id': 'X-Session-Id',
   'x-codex-session-id': 'x-codex-session-id',
   'x-claude-code-session-id': 'Claude Code session',
-  session_id: 'Codex CLI session',
+  'session-id': 'Codex CLI session',
+  session_id: 'Codex CLI session (older versions)',
+  'thread-id': 'Codex CLI thread',
+  'x-opencode-session': 'opencode session',
   'metadata.user_id': 'Claude Code metadata',
+  'client_metadata.session_id': 'Codex CLI request metadata',
+  prompt_cache_key: 'Prompt cache key',
+  'metadata.sessionId': 'Qwen Code metadata',
 };
 
 /** A long session id shortened for a table cell (the full id is in the title). */

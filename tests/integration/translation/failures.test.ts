@@ -14,7 +14,7 @@ import { anthropicStream, FakeUpstream, openaiStream, sse } from '../../support/
 import { startTestEngine, type TestEngine } from '../../support/harness';
 
 const question: Anthropic.MessageParam = { role: 'user', content: 'hi' };
-/** An Anthropic server tool: runs only on Anthropic, so a Chat target cannot take the request. */
+/** An Anthropic server tool: runs only on Anthropic, so a Chat target cannot take a request whose only tool it is. */
 const webSearch: Anthropic.WebSearchTool20250305 = { type: 'web_search_20250305', name: 'web_search' };
 
 describe('translation failures and errors', () => {
@@ -145,9 +145,9 @@ describe('translation failures and errors', () => {
     expect(err).toBeInstanceOf(Anthropic.BadRequestError);
     const body = (err as InstanceType<typeof Anthropic.APIError>).error as { type: string; error: { type: string; code: string; message: string } };
     expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'untranslatable_request' } });
-    expect(body.error.message).toContain('tools[0].type');
+    expect(body.error.message).toContain('every tool in this request (web_search_20250305) runs only on Anthropic');
     const e = await log('claude-sonnet-4-6');
-    expect(e.skipped).toEqual([expect.objectContaining({ connectionName: 'Backup', reason: 'untranslatable', detail: expect.stringMatching(/^tools\[0\]\.type: .*runs only on Anthropic/) })]);
+    expect(e.skipped).toEqual([expect.objectContaining({ connectionName: 'Backup', reason: 'untranslatable', detail: expect.stringMatching(/^tools: .*runs only on Anthropic/) })]);
     expect(e.attempts).toEqual([]);
 
     // The same target takes a Chat request natively (n passes through untouched)...
@@ -158,7 +158,7 @@ describe('translation failures and errors', () => {
     const r = await openai.responses.create({ model: 'backup/any', input: 'hi', tools: [{ type: 'web_search' }] }).catch((x: unknown) => x);
     expect(r).toBeInstanceOf(OpenAI.BadRequestError);
     expect((r as InstanceType<typeof OpenAI.APIError>).code).toBe('untranslatable_request');
-    expect((r as InstanceType<typeof OpenAI.APIError>).param).toBe('tools[0].type');
+    expect((r as InstanceType<typeof OpenAI.APIError>).param).toBe('tools');
     expect(fake.requests.map((x) => x.path)).toEqual(['/v1/chat/completions']);
   });
 

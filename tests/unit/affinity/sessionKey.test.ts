@@ -7,21 +7,24 @@ const UUID = '3f8a2c1e-7b4d-4e2a-9c61-0d5e8f7a1b23';
 
 describe('sessionKeyOf', () => {
   it('reads each header on its own', () => {
-    for (const h of ['x-switchyard-session', 'x-omniroute-session', 'x-session-id', 'x-codex-session-id', 'x-claude-code-session-id', 'session_id']) {
+    for (const h of ['x-switchyard-session', 'x-omniroute-session', 'x-session-id', 'x-codex-session-id', 'x-claude-code-session-id', 'session-id', 'session_id', 'thread-id', 'x-opencode-session']) {
       expect(sessionKeyOf({ [h]: 'abc' }, {})).toEqual({ id: 'abc', source: h });
     }
   });
 
   it('takes the explicit Switchyard header over the generic ones, and those over what agents send on their own', () => {
     const all = {
-      session_id: 'codex-cli',
+      'x-opencode-session': 'opencode',
+      'thread-id': 'codex-thread',
+      session_id: 'codex-cli-old',
+      'session-id': 'codex-cli',
       'x-claude-code-session-id': 'claude-code',
       'x-codex-session-id': 'codex',
       'x-session-id': 'generic',
       'x-omniroute-session': 'omni',
       'x-switchyard-session': 'mine',
     };
-    const order = ['x-switchyard-session', 'x-omniroute-session', 'x-session-id', 'x-codex-session-id', 'x-claude-code-session-id', 'session_id'];
+    const order = ['x-switchyard-session', 'x-omniroute-session', 'x-session-id', 'x-codex-session-id', 'x-claude-code-session-id', 'session-id', 'session_id', 'thread-id', 'x-opencode-session'];
     const headers: Record<string, string> = { ...all };
     for (const h of order) {
       expect(sessionKeyOf(headers, { metadata: { user_id: `user_x_account_y_session_${UUID}` } })?.source).toBe(h);
@@ -45,5 +48,23 @@ describe('sessionKeyOf', () => {
     expect(sessionFromUserId('user_only')).toBeNull();
     expect(sessionFromUserId('{not json')).toBeNull();
     expect(sessionFromUserId(42)).toBeNull();
+  });
+
+  it('reads the body when no header names the session: Claude Code metadata, then Codex client_metadata, the prompt cache key, Qwen Code metadata', () => {
+    const body: Record<string, unknown> = {
+      metadata: { user_id: `user_x_account_y_session_${UUID}`, sessionId: 'qwen-session' },
+      client_metadata: { session_id: 'codex-meta' },
+      prompt_cache_key: 'cache-key',
+    };
+    expect(sessionKeyOf({}, body)).toEqual({ id: UUID, source: 'metadata.user_id' });
+    body.metadata = { sessionId: 'qwen-session' };
+    expect(sessionKeyOf({}, body)).toEqual({ id: 'codex-meta', source: 'client_metadata.session_id' });
+    delete body.client_metadata;
+    expect(sessionKeyOf({}, body)).toEqual({ id: 'cache-key', source: 'prompt_cache_key' });
+    delete body.prompt_cache_key;
+    expect(sessionKeyOf({}, body)).toEqual({ id: 'qwen-session', source: 'metadata.sessionId' });
+    // Any header wins over the body; a body value that is not a usable string is skipped.
+    expect(sessionKeyOf({ 'thread-id': 't' }, { prompt_cache_key: 'k' })?.source).toBe('thread-id');
+    expect(sessionKeyOf({}, { client_metadata: { session_id: 42 }, prompt_cache_key: ' ', metadata: { sessionId: 'ok' } })?.source).toBe('metadata.sessionId');
   });
 });

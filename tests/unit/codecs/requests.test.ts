@@ -301,11 +301,18 @@ describe('untranslatable requests are a 400 naming the field', () => {
   const cases: [string, Codec, Record<string, unknown>, string, RegExp][] = [
     ['top_k to Chat', anthropicToChat, { model: 'x', max_tokens: 5, top_k: 40, messages: [user('hi')] }, 'top_k', /top_k/],
     [
-      'an Anthropic server tool',
+      'an Anthropic-defined client tool',
       anthropicToChat,
-      { model: 'x', max_tokens: 5, tools: [{ name: 'ok', input_schema: { type: 'object' } }, { type: 'web_search_20250305', name: 'web_search' }], messages: [user('hi')] },
+      { model: 'x', max_tokens: 5, tools: [{ name: 'ok', input_schema: { type: 'object' } }, { type: 'bash_20250124', name: 'bash' }], messages: [user('hi')] },
       'tools[1].type',
       /runs only on Anthropic/,
+    ],
+    [
+      'only Anthropic server tools',
+      anthropicToChat,
+      { model: 'x', max_tokens: 5, tools: [{ type: 'web_search_20250305', name: 'web_search' }], messages: [user('hi')] },
+      'tools',
+      /every tool in this request \(web_search_20250305\)/,
     ],
     [
       'a search_result block',
@@ -336,7 +343,8 @@ describe('untranslatable requests are a 400 naming the field', () => {
     ['legacy functions', chatToAnthropic, { model: 'x', functions: [{ name: 'f' }], messages: [user('hi')] }, 'functions', /legacy/],
     ['a frequency penalty', chatToAnthropic, { model: 'x', frequency_penalty: 0.5, messages: [user('hi')] }, 'frequency_penalty', /frequency penalty/],
     ['previous_response_id', responsesToChat, { model: 'x', previous_response_id: 'resp_1', input: 'hi' }, 'previous_response_id', /not stored/],
-    ['a hosted OpenAI tool', responsesToChat, { model: 'x', tools: [{ type: 'web_search' }], input: 'hi' }, 'tools[0].type', /runs only on OpenAI/],
+    ['only hosted OpenAI tools', responsesToChat, { model: 'x', tools: [{ type: 'web_search' }], input: 'hi' }, 'tools', /every tool in this request \(web_search\) runs only on OpenAI/],
+    ['a custom (free-form) tool', responsesToChat, { model: 'x', tools: [{ type: 'custom', name: 'apply_patch' }], input: 'hi' }, 'tools[0].type', /free-form/],
     ['an item reference', responsesToAnthropic, { model: 'x', input: [user('hi'), { type: 'item_reference', id: 'msg_1' }] }, 'input[1].type', /item references/],
     [
       'an uploaded file id',

@@ -65,7 +65,7 @@ describe('translation per target', () => {
     expect(refusalFor(withServerTool, target(anthropicConn))).toBeNull();
     const r = refusalFor(withServerTool, target(compat));
     expect(r).toMatchObject({ kind: 'untranslatable', skip: { reason: 'untranslatable', until: null } });
-    expect(r?.kind === 'untranslatable' && r.error.field).toBe('tools[0].type');
+    expect(r?.kind === 'untranslatable' && r.error.field).toBe('tools');
   });
 
   it('estimates count_tokens on a target of the other protocol instead of calling it', () => {

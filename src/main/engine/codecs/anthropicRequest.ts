@@ -10,6 +10,7 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages/messages';
 import { anthropicModelTraits } from './anthropicModels';
 import { invalid, untranslatable } from './codecError';
+import { checkToolsLeft, dropHostedTool, isAnthropicServerTool } from './hostedTools';
 import { anthropicToolId, argumentsObject, isObject } from './content';
 import {
   emptyRequest,
@@ -111,6 +112,7 @@ function readTools(ir: IrRequest, tools: any[]): void {
     const p = `tools[${i}]`;
     const o = objectAt(t, p);
     if (o.type !== undefined && o.type !== null && o.type !== 'custom') {
+      if (typeof o.type === 'string' && isAnthropicServerTool(o.type)) return dropHostedTool(ir, p, o.type, 'Anthropic');
       throw untranslatable(`${p}.type`, `the Anthropic tool "${String(o.type)}" runs only on Anthropic; only custom tools can be translated`);
     }
     ir.tools.push({
@@ -122,6 +124,7 @@ function readTools(ir: IrRequest, tools: any[]): void {
     });
     if (Array.isArray(o.input_examples) && o.input_examples.length > 0) note(ir.dropped, `${p}.input_examples`, 'no tool examples on this target');
   });
+  checkToolsLeft(ir, 'Anthropic');
 }
 
 function readToolChoice(ir: IrRequest, o: Record<string, any>): void {

@@ -66,7 +66,7 @@ function makeCodec(inbound: ApiShape, upstream: UpstreamShape): Codec {
     request(json: Record<string, unknown>, opts: RequestOptions) {
       const ir = read(json as Record<string, any>);
       const body = write(ir, opts);
-      return { body, dropped: ir.dropped };
+      return { body, dropped: ir.dropped, droppedTools: ir.droppedTools };
     },
     response: (ctx) => new Translator(up, inb, ctx),
     error: (status: number, body: string) => translateError(upstream, inbound, status, body),

@@ -75,6 +75,8 @@ export interface IrRequest {
   verbosity: Field<string> | null;
   /** Inbound paths accepted but not sent, with why (for the request log). */
   dropped: string[];
+  /** Types of the provider-hosted tools left out (hostedTools.ts), for the response header. */
+  droppedTools: string[];
 }
 
 export function emptyRequest(): IrRequest {
@@ -94,6 +96,7 @@ export function emptyRequest(): IrRequest {
     responseFormat: null,
     verbosity: null,
     dropped: [],
+    droppedTools: [],
   };
 }
 

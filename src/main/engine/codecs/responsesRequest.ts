@@ -1,13 +1,16 @@
 // OpenAI Responses requests read into the neutral model, for a Chat or an Anthropic target. What
 // needs OpenAI's server-side state (previous_response_id, conversation, stored prompts, item
-// references, background runs) or its hosted tools cannot be translated and is refused by name.
+// references, background runs) cannot be translated and is refused by name. Namespaced function
+// tools are offered under flat names (toolNames.ts); OpenAI-hosted tools are left out (hostedTools.ts).
 import { invalid, untranslatable } from './codecError';
 import { fileMediaType, imageSourceFromUrl, isObject } from './content';
-import { emptyRequest, type IrPart, type IrRequest, type IrTextPart } from './ir';
+import { checkToolsLeft, dropHostedTool } from './hostedTools';
+import { emptyRequest, type IrPart, type IrRequest, type IrTextPart, type IrTool } from './ir';
 import { chatToolChoice } from './chatRequest';
 import { arrayAt, numberAt, objectAt, optionalNumber, otherField, present, stringAt, type OtherFields } from './read';
 import { isEffort } from './reasoning';
 import { fromEnvelope } from './reasoningEnvelope';
+import { flatToolName, toolNameMap, type ToolNameMap } from './toolNames';
 
 const SILENT = new Set([
   'model',
@@ -39,6 +42,7 @@ const OTHER: OtherFields = { silent: SILENT, noted: NOTED, refused: REFUSED };
 
 export function readResponsesRequest(j: Record<string, any>): IrRequest {
   const ir = emptyRequest();
+  const names = toolNameMap(j.tools);
   for (const key of Object.keys(j)) {
     const v = j[key];
     if (!present(v)) continue;
@@ -57,24 +61,14 @@ export function readResponsesRequest(j: Record<string, any>): IrRequest {
         ir.topP = optionalNumber(v, key);
         break;
       case 'tools':
-        arrayAt(v, key).forEach((t, i) => {
-          const p = `tools[${i}]`;
-          const o = objectAt(t, p);
-          if (o.type !== 'function') {
-            throw untranslatable(`${p}.type`, `the "${String(o.type)}" tool runs only on OpenAI; only function tools can be translated`);
-          }
-          ir.tools.push({
-            name: stringAt(o.name, `${p}.name`),
-            description: typeof o.description === 'string' ? o.description : null,
-            parameters: isObject(o.parameters) ? o.parameters : null,
-            strict: typeof o.strict === 'boolean' ? o.strict : null,
-            path: p,
-          });
-        });
+        readTools(ir, arrayAt(v, key), names);
         break;
       case 'tool_choice':
-        if (isObject(v) && v.type === 'function') ir.toolChoice = { value: { type: 'tool', name: stringAt(v.name, `${key}.name`) }, path: key };
-        else ir.toolChoice = { value: chatToolChoice(v, key), path: key };
+        if (isObject(v) && v.type === 'function') {
+          const name = stringAt(v.name, `${key}.name`);
+          const flat = typeof v.namespace === 'string' ? flatToolName(names, v.namespace, name) : name;
+          ir.toolChoice = { value: { type: 'tool', name: flat }, path: key };
+        } else ir.toolChoice = { value: chatToolChoice(v, key), path: key };
         break;
       case 'parallel_tool_calls':
         if (typeof v !== 'boolean') throw invalid(key, `${key} must be a boolean`);
@@ -117,9 +111,43 @@ export function readResponsesRequest(j: Record<string, any>): IrRequest {
   if (typeof input === 'string') ir.items.push({ type: 'user', parts: [{ kind: 'text', text: input, path: 'input' }], path: 'input' });
   else if (present(input)) {
     const items = arrayAt(input, 'input');
-    for (let i = 0; i < items.length; i++) readItem(ir, objectAt(items[i], `input[${i}]`), `input[${i}]`);
+    for (let i = 0; i < items.length; i++) readItem(ir, objectAt(items[i], `input[${i}]`), `input[${i}]`, names);
   }
   return ir;
+}
+
+function functionTool(o: Record<string, any>, p: string, name: string): IrTool {
+  return {
+    name,
+    description: typeof o.description === 'string' ? o.description : null,
+    parameters: isObject(o.parameters) ? o.parameters : null,
+    strict: typeof o.strict === 'boolean' ? o.strict : null,
+    path: p,
+  };
+}
+
+/** Function tools as they are; a namespace's function tools under their flat names; hosted tools left out. */
+function readTools(ir: IrRequest, tools: any[], names: ToolNameMap | null): void {
+  tools.forEach((t, i) => {
+    const p = `tools[${i}]`;
+    const o = objectAt(t, p);
+    if (o.type === 'function') {
+      ir.tools.push(functionTool(o, p, stringAt(o.name, `${p}.name`)));
+    } else if (o.type === 'namespace') {
+      const ns = stringAt(o.name, `${p}.name`);
+      arrayAt(o.tools, `${p}.tools`).forEach((inner, k) => {
+        const q = `${p}.tools[${k}]`;
+        const f = objectAt(inner, q);
+        if (f.type !== 'function') throw untranslatable(`${q}.type`, `a "${String(f.type)}" tool inside a namespace cannot be translated; only function tools can`);
+        ir.tools.push(functionTool(f, q, flatToolName(names, ns, stringAt(f.name, `${q}.name`))));
+      });
+    } else if (o.type === 'custom') {
+      throw untranslatable(`${p}.type`, 'custom (free-form) tools cannot be translated; only function tools can');
+    } else {
+      dropHostedTool(ir, p, String(o.type), 'OpenAI');
+    }
+  });
+  checkToolsLeft(ir, 'OpenAI');
 }
 
 function readFormat(ir: IrRequest, f: Record<string, any>, path: string): void {
@@ -177,7 +205,7 @@ function textOnly(parts: IrPart[], path: string): IrTextPart[] {
   return parts as IrTextPart[];
 }
 
-function readItem(ir: IrRequest, o: Record<string, any>, path: string): void {
+function readItem(ir: IrRequest, o: Record<string, any>, path: string, names: ToolNameMap | null): void {
   const type = o.type ?? 'message';
   switch (type) {
     case 'message': {
@@ -197,15 +225,19 @@ function readItem(ir: IrRequest, o: Record<string, any>, path: string): void {
           throw invalid(`${path}.role`, `unknown role "${String(o.role)}"`);
       }
     }
-    case 'function_call':
+    case 'function_call': {
+      const name = stringAt(o.name, `${path}.name`);
+      // A namespaced call (Codex sends `namespace` beside `name`) goes back under the flat name it was offered as.
+      const ns = typeof o.namespace === 'string' && o.namespace !== '' ? o.namespace : null;
       ir.items.push({
         type: 'tool_call',
         id: stringAt(o.call_id, `${path}.call_id`),
-        name: stringAt(o.name, `${path}.name`),
+        name: ns ? flatToolName(names, ns, name) : name,
         arguments: typeof o.arguments === 'string' ? o.arguments : JSON.stringify(o.arguments ?? {}),
         path,
       });
       return;
+    }
     case 'function_call_output': {
       const out = o.output;
       ir.items.push({

@@ -11,6 +11,7 @@ import { openaiCode } from './errors';
 import { emptyUsage, mergeUsage, type IrResponse, type IrStop, type IrUsage, type IrWriter } from './ir';
 import { toEnvelope } from './reasoningEnvelope';
 import { stopToResponses, usageToResponses } from './stops';
+import { responsesCallName, toolNameMap, type ToolNameMap } from './toolNames';
 import type { ResponsesState } from './clientState';
 import type { ResponseContext } from './types';
 
@@ -49,8 +50,12 @@ function reasoningItem(id: string, text: string, env: string | null, encrypted: 
   return item;
 }
 
-function functionItem(id: string, callId: string, name: string, args: string, status = 'completed') {
-  return { id, type: 'function_call', status, call_id: callId, name, arguments: args };
+/** A function call item; a namespaced tool's call carries `namespace` beside its own `name`, as OpenAI's do. */
+function functionItem(id: string, callId: string, call: { name: string; namespace?: string }, args: string, status = 'completed') {
+  const item: Record<string, unknown> = { id, type: 'function_call', status, call_id: callId, name: call.name };
+  if (call.namespace !== undefined) item.namespace = call.namespace;
+  item.arguments = args;
+  return item;
 }
 
 // ---- JSON -------------------------------------------------------------------------------------
@@ -58,6 +63,7 @@ function functionItem(id: string, callId: string, name: string, args: string, st
 export function writeResponse(r: IrResponse, ctx: ResponseContext): Record<string, unknown> {
   const base = idBase(r.id, ctx.requestId);
   const encrypted = wantsEncrypted(ctx.request);
+  const names = toolNameMap(ctx.request.tools);
   const output: Record<string, unknown>[] = [];
   let pendingText: string | null = null;
   const flushText = () => {
@@ -71,7 +77,7 @@ export function writeResponse(r: IrResponse, ctx: ResponseContext): Record<strin
     }
     flushText();
     if (c.type === 'reasoning') output.push(reasoningItem(`rs_${base}_${output.length}`, c.text, toEnvelope(c), encrypted));
-    else output.push(functionItem(`fc_${base}_${output.length}`, c.id, c.name, c.arguments));
+    else output.push(functionItem(`fc_${base}_${output.length}`, c.id, responsesCallName(names, c.name), c.arguments));
   }
   flushText();
   const { status, reason } = stopToResponses(r.stop);
@@ -93,6 +99,7 @@ interface Item {
   parts: string[];
   callId: string;
   name: string;
+  namespace?: string;
   key: number;
   signature: string | null;
   redacted: string | null;
@@ -109,6 +116,7 @@ export class ResponsesEventWriter implements IrWriter {
   private createdAt: number;
   private readonly echo: string;
   private readonly encrypted: boolean;
+  private readonly names: ToolNameMap | null;
   /** Finished items, serialised once, by output index. */
   private readonly finished: string[] = [];
   private message: Item | null = null;
@@ -132,6 +140,7 @@ export class ResponsesEventWriter implements IrWriter {
     this.createdAt = Math.floor(ctx.now / 1000);
     this.echo = echoMembers(ctx.request);
     this.encrypted = wantsEncrypted(ctx.request);
+    this.names = toolNameMap(ctx.request.tools);
     this.trackText = ctx.trackText === true;
     if (resume) {
       this.seq = resume.seq;
@@ -254,7 +263,7 @@ export class ResponsesEventWriter implements IrWriter {
       'response.function_call_arguments.done',
       `"item_id":${JSON.stringify(t.id)},"output_index":${t.index},"name":${JSON.stringify(t.name)},"arguments":${JSON.stringify(args)}`,
     );
-    const item = JSON.stringify(functionItem(t.id, t.callId, t.name, args));
+    const item = JSON.stringify(functionItem(t.id, t.callId, t, args));
     this.finished[t.index] = item;
     this.ev('response.output_item.done', `"output_index":${t.index},"item":${item}`);
   }
@@ -339,10 +348,12 @@ export class ResponsesEventWriter implements IrWriter {
     const t = this.newItem('tool', 'fc');
     this.toolCount++;
     t.callId = id;
-    t.name = name;
+    const call = responsesCallName(this.names, name);
+    t.name = call.name;
+    t.namespace = call.namespace;
     t.key = key;
     this.tools.set(key, t);
-    this.ev('response.output_item.added', `"output_index":${t.index},"item":${JSON.stringify(functionItem(t.id, id, name, '', 'in_progress'))}`);
+    this.ev('response.output_item.added', `"output_index":${t.index},"item":${JSON.stringify(functionItem(t.id, id, t, '', 'in_progress'))}`);
   }
 
   toolArgs(key: number, json: string): void {

@@ -26,6 +26,8 @@ export interface TranslatedRequest {
   body: Record<string, unknown>;
   /** Inbound fields accepted but not sent, each `path: why`, for the request log. */
   dropped: string[];
+  /** Provider-hosted tools left out (their types), for the `x-switchyard-dropped-tools` header. */
+  droppedTools: string[];
 }
 
 export interface ResponseContext {

@@ -5,6 +5,7 @@
 // untouched. The codecs are pure (../codecs); this module owns what needs I/O or the clock.
 import { CodecError, codecFor, upstreamEndpointOf, type Codec, type RequestOptions, type UpstreamShape } from '../codecs';
 import { errorEventBody } from '../codecs/errors';
+import { DROPPED_TOOLS_HEADER } from '../codecs/hostedTools';
 import type { Clock } from '../clock';
 import type { SecretRedactor } from '../logger';
 import type { Exclusion, UpstreamFailure } from '../resilience/port';
@@ -58,6 +59,8 @@ interface Prepared {
   body: Buffer;
   endpoint: UpstreamEndpoint;
   dropped: string[];
+  /** The provider-hosted tools left out, for the client's `x-switchyard-dropped-tools` header. */
+  droppedTools: string[];
   /** `inbound→upstream`, for the request log. */
   label: string;
 }
@@ -74,7 +77,7 @@ function prepare(call: InboundCall, target: Target, codec: Codec): Prepared | Co
   if (!p) {
     try {
       const r = codec.request(call.json, { model: target.model, stream: call.json.stream === true, chatMaxTokensField: maxField });
-      p = { body: Buffer.from(JSON.stringify(r.body)), endpoint: upstreamEndpointOf(codec), dropped: r.dropped, label: `${codec.inbound}→${codec.upstream}` };
+      p = { body: Buffer.from(JSON.stringify(r.body)), endpoint: upstreamEndpointOf(codec), dropped: r.dropped, droppedTools: r.droppedTools, label: `${codec.inbound}→${codec.upstream}` };
     } catch (err) {
       if (!(err instanceof CodecError)) throw err;
       p = err;
@@ -134,7 +137,7 @@ export function translatingDispatch(deps: TranslationDeps, next: Dispatch<BodyRe
     const outcome = await next(ctx);
     if (outcome.kind === 'failed') return outcome.response ? { ...outcome, response: translateRelay(codec, outcome.response) } : outcome;
     if (outcome.kind !== 'ready') return outcome;
-    const t = new AttemptTranslation(deps, codec, ctx.call, ctx.target, outcome.response);
+    const t = new AttemptTranslation(deps, codec, ctx.call, ctx.target, outcome.response, p.droppedTools);
     return ctx.stream ? t.stream() : t.json();
   };
 }
@@ -176,6 +179,7 @@ class AttemptTranslation {
     private readonly call: InboundCall,
     private readonly target: Target,
     private readonly ready: ReadyResponse<BodyReader | UpstreamStream>,
+    private readonly droppedTools: string[],
   ) {
     this.upstream = codec.upstream;
   }
@@ -201,6 +205,7 @@ class AttemptTranslation {
   }
 
   private readyWith(reader: ReadyResponse['reader'], headers: Record<string, string>, first: ReadyResponse['first']): AttemptOutcome {
+    if (this.droppedTools.length > 0) headers[DROPPED_TOOLS_HEADER] = this.droppedTools.join(', ');
     return { kind: 'ready', response: { ...this.ready, headers, reader, first } };
   }
 

@@ -1,11 +1,14 @@
-// The session a request belongs to, from the headers agents send (and, as a last resort, Claude
-// Code's metadata.user_id). Precedence: the explicit Switchyard header first (someone set it on
-// purpose, e.g. a wrapper that groups several agent processes into one session), then the
-// OmniRoute spelling, the generic X-Session-Id, Codex's x-codex-session-id, then the ids agents
-// send on their own: Claude Code's x-claude-code-session-id and Codex CLI's session_id (its
-// conversation id), and finally the session part of Claude Code's metadata.user_id. A value that
-// is empty, longer than 200 characters or not printable ASCII is ignored and the next source is
-// read. None of these headers is ever forwarded upstream (upstream/headers.ts builds from scratch).
+// The session a request belongs to, from what agents send. Headers first, in this order: the
+// explicit Switchyard header (someone set it on purpose, e.g. a wrapper that groups several agent
+// processes into one session), the OmniRoute spelling, the generic X-Session-Id, Codex's
+// x-codex-session-id; then the ids agents send on their own: Claude Code's
+// x-claude-code-session-id, Codex CLI's `session-id` (and `session_id`, its older spelling) and
+// `thread-id`, opencode's x-opencode-session. Then the body, for agents that carry it there only:
+// the session part of Claude Code's metadata.user_id, Codex's client_metadata.session_id, the
+// prompt_cache_key (Codex, and opencode on OpenAI-style providers, set it to the session id: it
+// names exactly the prompt cache a pin keeps warm), and Qwen Code's metadata.sessionId. A value
+// that is empty, longer than 200 characters or not printable ASCII is ignored and the next source
+// is read. None of these headers is ever forwarded upstream (upstream/headers.ts builds from scratch).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SessionSource } from '../../../../shared/model';
 
@@ -23,15 +26,22 @@ export const SESSION_HEADERS: readonly (readonly [string, SessionSource])[] = [
   ['x-session-id', 'x-session-id'],
   ['x-codex-session-id', 'x-codex-session-id'],
   ['x-claude-code-session-id', 'x-claude-code-session-id'],
+  ['session-id', 'session-id'],
   ['session_id', 'session_id'],
+  ['thread-id', 'thread-id'],
+  ['x-opencode-session', 'x-opencode-session'],
 ];
 
 const PRINTABLE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
 
-function usable(v: string | string[] | undefined): string | null {
-  const s = (Array.isArray(v) ? v[0] : v)?.trim();
-  return s && s.length <= SESSION_ID_MAX_CHARS && PRINTABLE.test(s) ? s : null;
+function usable(v: unknown): string | null {
+  const s = (Array.isArray(v) ? v[0] : v) as unknown;
+  if (typeof s !== 'string') return null;
+  const t = s.trim();
+  return t && t.length <= SESSION_ID_MAX_CHARS && PRINTABLE.test(t) ? t : null;
 }
+
+const objectAt = (v: unknown): Record<string, unknown> | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
 /**
  * The session part of Claude Code's metadata.user_id: either the older
@@ -44,7 +54,7 @@ export function sessionFromUserId(userId: unknown): string | null {
   if (s.startsWith('{')) {
     try {
       const v = (JSON.parse(s) as { session_id?: unknown }).session_id;
-      return typeof v === 'string' ? usable(v) : null;
+      return usable(v);
     } catch {
       return null;
     }
@@ -53,15 +63,22 @@ export function sessionFromUserId(userId: unknown): string | null {
   return m ? m[1]! : null;
 }
 
+/** Body sources in precedence order, after every header. */
+const BODY_SOURCES: readonly (readonly [SessionSource, (json: Record<string, unknown>) => string | null])[] = [
+  ['metadata.user_id', (j) => sessionFromUserId(objectAt(j.metadata)?.user_id)],
+  ['client_metadata.session_id', (j) => usable(objectAt(j.client_metadata)?.session_id)],
+  ['prompt_cache_key', (j) => usable(j.prompt_cache_key)],
+  ['metadata.sessionId', (j) => usable(objectAt(j.metadata)?.sessionId)],
+];
+
 export function sessionKeyOf(headers: IncomingHttpHeaders, json: Record<string, unknown>): SessionKey | null {
   for (const [name, source] of SESSION_HEADERS) {
     const id = usable(headers[name]);
     if (id) return { id, source };
   }
-  const meta = json.metadata;
-  if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
-    const id = sessionFromUserId((meta as Record<string, unknown>).user_id);
-    if (id) return { id, source: 'metadata.user_id' };
+  for (const [source, read] of BODY_SOURCES) {
+    const id = read(json);
+    if (id) return { id, source };
   }
   return null;
 }
