@@ -155,11 +155,37 @@ export const QWEN_CODE: AgentSpec = {
   native: 'chat',
   timeoutMs: 120_000,
   knownEgress: [],
-  launch: (sb, t) => ({
-    cmd: binPath('qwen'),
-    args: ['-p', t.prompt, '--yolo', '--model', t.model],
-    env: { ...sb.env, OPENAI_BASE_URL: `${t.proxyUrl}/v1`, OPENAI_API_KEY: t.clientKey, OPENAI_MODEL: t.model },
-  }),
+  launch: (sb, t) => {
+    const dir = join(sb.home, '.qwen');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'settings.json'),
+      JSON.stringify(
+        {
+          security: { auth: { selectedType: 'openai' } },
+          model: { name: t.model },
+          modelProviders: {
+            openai: [
+              {
+                id: t.model,
+                name: `${t.model} (Switchyard)`,
+                baseUrl: `${t.proxyUrl}/v1`,
+                envKey: 'SWITCHYARD_API_KEY',
+                // qwen-code sends no session id to an OpenAI-compatible gateway unless a custom
+                // header carries its ${session_id} placeholder (allowed by outboundCorrelation).
+                generationConfig: { customHeaders: { 'X-Session-Id': '${session_id}' } },
+              },
+            ],
+          },
+          outboundCorrelation: { allowDynamicHeaderValues: true },
+          privacy: { usageStatisticsEnabled: false },
+        },
+        null,
+        2,
+      ),
+    );
+    return { cmd: binPath('qwen'), args: ['-p', t.prompt, '--yolo'], env: { ...sb.env, SWITCHYARD_API_KEY: t.clientKey } };
+  },
 };
 
 export interface Installed {
