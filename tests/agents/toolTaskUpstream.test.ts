@@ -50,7 +50,7 @@ describe('tool-task upstream', () => {
       const ask = async (input: OpenAI.Responses.ResponseInput) =>
         stream ? client.responses.stream({ model: MODEL, tools, input }).finalResponse() : client.responses.create({ model: MODEL, tools, input });
       const first = await ask([{ role: 'user', content: 'go' }]);
-      const call = first.output.find((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === 'function_call')!;
+      const call = first.output.find((i) => i.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
       expect([call.name, JSON.parse(call.arguments)]).toEqual(['exec_command', { cmd: TOOL_COMMAND }]);
       const second = await ask([{ role: 'user', content: 'go' }, call, { type: 'function_call_output', call_id: call.call_id, output: TOOL_OUTPUT }]);
       expect(second.output_text).toBe(FINAL_TEXT);
