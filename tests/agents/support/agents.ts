@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { agentGuides, type AgentGuide } from '../../../src/renderer/lib/agentSetup';
 import type { Sandbox } from './sandbox';
 
 /** The API shape a connection is called in. */
@@ -41,6 +42,19 @@ export interface AgentSpec {
 }
 
 const ROOT = resolve(import.meta.dirname, '../../..');
+
+/** The file the "Connect your agent" page prints for this agent, for this engine and key. */
+export function dashboardSnippet(id: AgentGuide['id'], where: string, t: AgentTarget): string {
+  const guides = agentGuides({ proxyUrl: t.proxyUrl, key: t.clientKey, openaiModel: t.model, anthropicModel: t.model, claudeModel: t.model });
+  const code = guides.find((g) => g.id === id)?.snippets.find((s) => s.where === where)?.code;
+  if (code === undefined) throw new Error(`no ${where} snippet for ${id}`);
+  return code;
+}
+
+function writeFile(path: string, text: string): void {
+  mkdirSync(resolve(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+}
 const binPath = (name: string) => join(ROOT, 'node_modules', '.bin', name);
 
 export const CLAUDE_CODE: AgentSpec = {
@@ -50,21 +64,23 @@ export const CLAUDE_CODE: AgentSpec = {
   native: 'anthropic',
   timeoutMs: 90_000,
   knownEgress: [],
-  launch: (sb, t) => ({
-    cmd: binPath('claude'),
-    args: ['-p', t.prompt, '--dangerously-skip-permissions', '--model', t.model],
-    env: {
-      ...sb.env,
-      CLAUDE_CONFIG_DIR: join(sb.home, '.claude'),
-      ANTHROPIC_BASE_URL: t.proxyUrl,
-      ANTHROPIC_API_KEY: t.clientKey,
-      ANTHROPIC_MODEL: t.model,
-      ANTHROPIC_SMALL_FAST_MODEL: t.model,
-      ANTHROPIC_DEFAULT_HAIKU_MODEL: t.model,
-      // Claude Code refuses to skip permissions as root unless it is told it runs in a sandbox.
-      IS_SANDBOX: '1',
-    },
-  }),
+  launch: (sb, t) => {
+    const configDir = join(sb.home, '.claude');
+    writeFile(join(configDir, 'settings.json'), dashboardSnippet('claude-code', '~/.claude/settings.json', t));
+    return {
+      cmd: binPath('claude'),
+      args: ['-p', t.prompt, '--dangerously-skip-permissions'],
+      env: {
+        ...sb.env,
+        CLAUDE_CONFIG_DIR: configDir,
+        // Side calls (titles, topic checks) ask for the small model; keep them on the test model.
+        ANTHROPIC_SMALL_FAST_MODEL: t.model,
+        ANTHROPIC_DEFAULT_HAIKU_MODEL: t.model,
+        // Claude Code refuses to skip permissions as root unless it is told it runs in a sandbox.
+        IS_SANDBOX: '1',
+      },
+    };
+  },
 };
 
 export const CODEX: AgentSpec = {
@@ -76,31 +92,11 @@ export const CODEX: AgentSpec = {
   knownEgress: [],
   launch: (sb, t) => {
     const codexHome = join(sb.home, '.codex');
-    mkdirSync(codexHome, { recursive: true });
-    writeFileSync(
-      join(codexHome, 'config.toml'),
-      [
-        `model = "${t.model}"`,
-        'model_provider = "switchyard"',
-        'check_for_update_on_startup = false',
-        '',
-        '[analytics]',
-        'enabled = false',
-        '',
-        // Plugins, apps and the remote model catalog call github.com and chatgpt.com.
-        '[features]',
-        'plugins = false',
-        'apps = false',
-        'remote_models = false',
-        '',
-        '[model_providers.switchyard]',
-        'name = "Switchyard"',
-        `base_url = "${t.proxyUrl}/v1"`,
-        'env_key = "SWITCHYARD_API_KEY"',
-        'wire_api = "responses"',
-        '',
-      ].join('\n'),
-    );
+    // The dashboard's file, with update checks, analytics, plugins, apps and the remote model
+    // catalog (github.com, chatgpt.com) switched off: root keys first, tables after.
+    const quiet = ['check_for_update_on_startup = false', ''];
+    const quietTables = ['', '[analytics]', 'enabled = false', '', '[features]', 'plugins = false', 'apps = false', 'remote_models = false', ''];
+    writeFile(join(codexHome, 'config.toml'), [...quiet, dashboardSnippet('codex', '~/.codex/config.toml', t), ...quietTables].join('\n'));
     return {
       cmd: binPath('codex'),
       args: ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', t.prompt],
@@ -114,36 +110,14 @@ export const OPENCODE: AgentSpec = {
   pkg: 'opencode-ai',
   bin: 'opencode',
   native: 'chat',
-  timeoutMs: 150_000,
+  timeoutMs: 240_000,
   // opencode installs its plugin SDK (@opencode-ai/plugin) into every config directory in the
   // background, from the npm registry, whatever the settings; refused here, it runs on without it.
   knownEgress: ['registry.npmjs.org:443'],
   launch: (sb, t) => {
-    const dir = join(sb.env.XDG_CONFIG_HOME!, 'opencode');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'opencode.json'),
-      JSON.stringify(
-        {
-          $schema: 'https://opencode.ai/config.json',
-          autoupdate: false,
-          share: 'disabled',
-          permission: { bash: 'allow', edit: 'allow' },
-          model: `switchyard/${t.model}`,
-          small_model: `switchyard/${t.model}`,
-          provider: {
-            switchyard: {
-              npm: '@ai-sdk/openai-compatible',
-              name: 'Switchyard',
-              options: { baseURL: `${t.proxyUrl}/v1`, apiKey: t.clientKey },
-              models: { [t.model]: { name: t.model } },
-            },
-          },
-        },
-        null,
-        2,
-      ),
-    );
+    const config = JSON.parse(dashboardSnippet('opencode', '~/.config/opencode/opencode.json', t)) as Record<string, unknown>;
+    Object.assign(config, { autoupdate: false, share: 'disabled', permission: { bash: 'allow', edit: 'allow' }, small_model: config.model });
+    writeFile(join(sb.env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), JSON.stringify(config, null, 2));
     return { cmd: binPath('opencode'), args: ['run', '-m', `switchyard/${t.model}`, t.prompt], env: { ...sb.env } };
   },
 };
@@ -153,37 +127,12 @@ export const QWEN_CODE: AgentSpec = {
   pkg: '@qwen-code/qwen-code',
   bin: 'qwen',
   native: 'chat',
-  timeoutMs: 120_000,
+  timeoutMs: 180_000,
   knownEgress: [],
   launch: (sb, t) => {
-    const dir = join(sb.home, '.qwen');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'settings.json'),
-      JSON.stringify(
-        {
-          security: { auth: { selectedType: 'openai' } },
-          model: { name: t.model },
-          modelProviders: {
-            openai: [
-              {
-                id: t.model,
-                name: `${t.model} (Switchyard)`,
-                baseUrl: `${t.proxyUrl}/v1`,
-                envKey: 'SWITCHYARD_API_KEY',
-                // qwen-code sends no session id to an OpenAI-compatible gateway unless a custom
-                // header carries its ${session_id} placeholder (allowed by outboundCorrelation).
-                generationConfig: { customHeaders: { 'X-Session-Id': '${session_id}' } },
-              },
-            ],
-          },
-          outboundCorrelation: { allowDynamicHeaderValues: true },
-          privacy: { usageStatisticsEnabled: false },
-        },
-        null,
-        2,
-      ),
-    );
+    const settings = JSON.parse(dashboardSnippet('qwen-code', '~/.qwen/settings.json', t)) as Record<string, unknown>;
+    settings.privacy = { usageStatisticsEnabled: false };
+    writeFile(join(sb.home, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
     return { cmd: binPath('qwen'), args: ['-p', t.prompt, '--yolo'], env: { ...sb.env, SWITCHYARD_API_KEY: t.clientKey } };
   },
 };
