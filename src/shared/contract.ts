@@ -28,6 +28,7 @@ import type {
   ModelCatalogEntry,
   ModelLockoutView,
   ModelMappingView,
+  AgentRouteResult,
   ModelsView,
   RequestLogEntry,
   SessionsView,
@@ -305,6 +306,16 @@ export const modelMappingSchema = z
   })
   .strict();
 export type ModelMappingInput = z.input<typeof modelMappingSchema>;
+
+/** "Route this agent's model ids to …": a pattern (e.g. claude-*) to one connection and model. */
+export const agentRouteSchema = z
+  .object({
+    pattern: modelMappingSchema.shape.pattern,
+    connectionId: id,
+    model: z.string().trim().min(1).max(200),
+  })
+  .strict();
+export type AgentRouteInput = z.input<typeof agentRouteSchema>;
 
 // ---- client key input ------------------------------------------------------------------------
 
@@ -609,6 +620,12 @@ export const contract = {
     input: z.object({ id, patch: modelMappingSchema }).strict(),
     bodyField: 'patch',
     summary: 'Change a mapping\'s pattern or combo.',
+  }),
+  routeAgentModels: method<AgentRouteResult>()({
+    http: 'POST',
+    path: '/api/agent-routes',
+    input: agentRouteSchema,
+    summary: "Route every model id matching a pattern (e.g. claude-*) to one connection's model: adds or updates the combo and the mapping that do it.",
   }),
   deleteModelMapping: method<{ deleted: boolean }>()({
     http: 'DELETE',

@@ -345,6 +345,8 @@ export interface SettingView {
   shape: string | null;
   resilience: boolean;
   restartRequired: boolean;
+  /** The command-line flag that sets this value for this run (source `cli`); it cannot be saved meanwhile. */
+  cliFlag: string | null;
 }
 
 export interface SettingsView {
@@ -572,6 +574,13 @@ export interface ModelMappingView {
   comboName: string;
   createdAt: number;
   updatedAt: number;
+}
+
+/** What "Route model ids" wrote: the one-target combo and the mapping that sends the pattern to it. */
+export interface AgentRouteResult {
+  combo: ComboView;
+  mapping: ModelMappingView;
+  warnings: string[];
 }
 
 export interface CombosSnapshot {

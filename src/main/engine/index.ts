@@ -43,7 +43,7 @@ import { SessionRouting } from './routing/sessionRouting';
 import type { Target } from './routing/target';
 import { TargetSelector } from './routing/selector';
 import { SecretBox, type KeyProvider } from './secrets/secretBox';
-import type { Env } from './settings/resolve';
+import type { CliOverrides, Env } from './settings/resolve';
 import { SettingsService } from './settings/settingsService';
 import { BreakersRepo } from './store/breakersRepo';
 import { ClientKeysRepo } from './store/clientKeysRepo';
@@ -143,7 +143,8 @@ export async function createEngine(o: EngineOptions) {
 
   // Rows a repository cannot read are skipped, reported here, and listed in health.
   const unreadable = new UnreadableRows(log.child('store'));
-  const settings = new SettingsService(new KeyValueRepo(db, () => clock.now(), unreadable), env, log.child('settings'));
+  const cliSettings: CliOverrides = o.proxyPort !== undefined ? { 'proxy.port': { value: o.proxyPort, flag: '--proxy-port' } } : {};
+  const settings = new SettingsService(new KeyValueRepo(db, () => clock.now(), unreadable), env, log.child('settings'), cliSettings);
   const registry = new ConnectionRegistry(new ConnectionsRepo(db, unreadable), box, redactor, clock);
   const clientKeys = new ClientKeyService(new ClientKeysRepo(db), box, redactor, clock);
   clientKeys.ensureDefault();
@@ -368,7 +369,7 @@ export async function createEngine(o: EngineOptions) {
     bus.emit('settings', settings.view());
     topics.resilience.touch();
     topics.admission.touch();
-    if (changed.includes('proxy.port') && o.proxyPort === undefined) void rebindProxy(settings.values['proxy.port']);
+    if (changed.includes('proxy.port')) void rebindProxy(settings.values['proxy.port']);
   });
 
   /** Moves the proxy to a new port; on failure the old listener keeps serving and health says why. */
@@ -441,7 +442,7 @@ export async function createEngine(o: EngineOptions) {
     async start(): Promise<{ proxyPort: number | null; error: string | null }> {
       if (started) return { proxyPort: proxy.port, error: proxyError };
       started = true;
-      const port = o.proxyPort ?? settings.values['proxy.port'];
+      const port = settings.values['proxy.port'];
       try {
         await proxy.listen(port);
         log.info('proxy.listening', { port: proxy.port });

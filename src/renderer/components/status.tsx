@@ -59,8 +59,8 @@ export function BreakerBadge({ state }: { state: BreakerState }) {
 }
 
 export function SourceBadge({ source }: { source: SettingSource }) {
-  const label = source === 'persisted' ? 'saved' : source;
-  const tone = source === 'persisted' ? 'accent' : source === 'env' ? 'info' : 'neutral';
+  const label = source === 'persisted' ? 'saved' : source === 'cli' ? 'command line' : source;
+  const tone = source === 'persisted' ? 'accent' : source === 'env' || source === 'cli' ? 'info' : 'neutral';
   return (
     <Badge tone={tone} title={`Value comes from: ${label}`}>
       {label}

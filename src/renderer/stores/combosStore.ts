@@ -2,7 +2,7 @@
 // test; add and remove mappings). Form saves throw, so the form can put the engine's error next to
 // the field it names; warnings from the engine (a name that is also a model id) become toasts.
 import { createStore } from 'zustand/vanilla';
-import type { ComboCreateInput, ModelMappingInput } from '../../shared/contract';
+import type { AgentRouteInput, ComboCreateInput, ModelMappingInput } from '../../shared/contract';
 import type { ComboTestResult, ComboView, CombosSnapshot, ModelMappingView } from '../../shared/model';
 import { describeError } from '../lib/errors';
 import { pendingActions, reportError, rethrow, Revision, type StoreContext } from './context';
@@ -27,6 +27,8 @@ export interface CombosState {
   test(id: string): Promise<ComboTestResult | null>;
   addMapping(input: ModelMappingInput): Promise<ModelMappingView>;
   removeMapping(id: string): Promise<boolean>;
+  /** "Route model ids": the pattern's one-target combo and its mapping, added or re-pointed. */
+  routeAgent(input: AgentRouteInput): Promise<ModelMappingView>;
 }
 
 function upsert(list: ComboView[], c: ComboView): ComboView[] {
@@ -103,6 +105,13 @@ export function createCombosStore(ctx: StoreContext) {
         set((s) => ({ mappings: [...s.mappings.filter((x) => x.id !== m.id), m] }));
         ctx.toasts.getState().push('success', `Models matching ${m.pattern} now go to ${m.comboName}`);
         return m;
+      },
+      async routeAgent(input) {
+        const r = await rethrow(ctx, () => ctx.bridge.routeAgentModels(input));
+        set((s) => ({ list: upsert(s.list, r.combo), mappings: [...s.mappings.filter((x) => x.id !== r.mapping.id), r.mapping] }));
+        warn(r.warnings);
+        ctx.toasts.getState().push('success', `Models matching ${r.mapping.pattern} now go to ${input.model}`);
+        return r.mapping;
       },
       removeMapping(id) {
         return run(id, 'Could not delete the mapping', async () => {

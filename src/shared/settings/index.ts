@@ -31,7 +31,8 @@ export const settingDefs = {
 
 export type SettingKey = keyof typeof settingDefs;
 export type SettingValues = { -readonly [K in SettingKey]: ValueOfDef<(typeof settingDefs)[K]> };
-export type SettingSource = 'default' | 'env' | 'persisted' | 'connection';
+/** `cli`: a command-line flag (e.g. `serve --proxy-port`) that wins over everything for this run. */
+export type SettingSource = 'default' | 'env' | 'persisted' | 'connection' | 'cli';
 
 export const SETTING_KEYS = Object.keys(settingDefs) as SettingKey[];
 

@@ -9,7 +9,7 @@ export const proxySettings = {
     group: 'proxy',
     label: 'Proxy port',
     description:
-      'Port of the local proxy (127.0.0.1 only) that agents call. 0 picks a free port. Changing it moves the listener at once.',
+      'Port of the local proxy (127.0.0.1 only) that agents call. 0 picks a free port. Changing it moves the listener at once; the --proxy-port option of the serve command sets it for one run instead.',
     default: 8480,
     min: 0,
     max: 65535,

@@ -79,6 +79,25 @@ describe('headless shell start-up', () => {
     expect((await health(app)).proxy.listening).toBe(true);
   });
 
+  it('shows a --proxy-port override as the command line, listens there, and refuses to save the setting over it', async () => {
+    const pinned = await freePort();
+    const app = await start('cli-port', { proxyPort: pinned, env: { SWITCHYARD_PROXY_PORT: '0' } });
+    const api = (method: string, path: string, body?: object) =>
+      rawRequest(`http://127.0.0.1:${app.managementPort}`, { method, path, headers: { authorization: `Bearer ${app.token}` }, body });
+    expect((await health(app)).proxy.port).toBe(pinned);
+    const view = (await api('GET', '/api/settings')).json as { settings: { key: string; value: unknown; source: string; cliFlag: string | null }[] };
+    expect(view.settings.find((s) => s.key === 'proxy.port')).toMatchObject({ value: pinned, source: 'cli', cliFlag: '--proxy-port' });
+
+    const r = await api('PATCH', '/api/settings', { proxy: { port: await freePort() } });
+    expect(r.status).toBe(409);
+    expect(r.json.error).toMatchObject({ code: 'set_on_command_line', field: 'proxy.port' });
+    expect(r.json.error.message).toBe('proxy.port is set by --proxy-port for this run; start without --proxy-port to change it here');
+    // Nothing was saved: the next run without the flag uses the env value, not a stale saved one.
+    const after = (await api('GET', '/api/settings')).json as { settings: { key: string; persisted: unknown }[] };
+    expect(after.settings.find((s) => s.key === 'proxy.port')!.persisted).toBeNull();
+    expect((await health(app)).proxy.port).toBe(pinned);
+  });
+
   it('moves the proxy listener when the proxy-port setting changes (not pinned on the command line)', async () => {
     const app = await start('rebind', { env: { SWITCHYARD_PROXY_PORT: '0' } });
     const first = (await health(app)).proxy.port as number;

@@ -89,6 +89,28 @@ describe('provider-hosted tools are left out, not refused', () => {
     ]);
   });
 
+  it('an earlier web search call in the conversation is left out, the answer after it kept', () => {
+    const out = responsesToChat.request(
+      {
+        model: 'x',
+        tools: CODEX_DEFAULT_TOOLS,
+        input: [
+          { role: 'user', content: 'news?' },
+          { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'news' } },
+          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Here is the news.' }] },
+          { role: 'user', content: 'thanks' },
+        ],
+      },
+      { model: 'm', stream: false },
+    );
+    expect((out.body.messages as any[]).map((m) => [m.role, m.content])).toEqual([
+      ['user', 'news?'],
+      ['assistant', 'Here is the news.'],
+      ['user', 'thanks'],
+    ]);
+    expect(out.dropped).toContain('input[1]: an OpenAI web search call from earlier in the conversation; its answer is kept');
+  });
+
   it('Anthropic server tools beside custom tools, sent to a Chat target', () => {
     const out = anthropicToChat.request(
       {

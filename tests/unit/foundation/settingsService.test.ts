@@ -139,4 +139,28 @@ describe('SettingsService at start-up', () => {
     const v = s.view().settings.find((x) => x.key === 'requestQueue.maxWaitMs')!;
     expect(v).toMatchObject({ value: 3000, source: 'persisted', persisted: 3000, envValue: 2000, default: 30_000, min: 1, max: 86_400_000 });
   });
+
+  it('a command-line value wins over env and saved ones, shows as such, and saving that key is refused with nothing written', () => {
+    const first = service();
+    first.patch({ 'proxy.port': 9100 });
+    const s = new SettingsService(
+      new KeyValueRepo(db, () => clock.now()),
+      { SWITCHYARD_PROXY_PORT: '9200' },
+      createLogger({ sinks: [sink], redactor: new SecretRedactor(), now: () => clock.now() }),
+      { 'proxy.port': { value: 9300, flag: '--proxy-port' } },
+    );
+    expect(s.values['proxy.port']).toBe(9300);
+    expect(s.view().settings.find((x) => x.key === 'proxy.port')).toMatchObject({ source: 'cli', cliFlag: '--proxy-port', persisted: 9100, envValue: 9200 });
+    let err: unknown = null;
+    try {
+      s.patch({ 'proxy.port': 9400, 'logs.maxRows': 5000 });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ status: 409, code: 'set_on_command_line', field: 'proxy.port' });
+    expect(storedSettings()).toEqual({ 'proxy.port': 9100 });
+    expect(s.values['proxy.port']).toBe(9300);
+    expect(sourceOf(first, 'proxy.port')).toBe('persisted');
+  });
 });
+

@@ -36,7 +36,8 @@ describe('model resolution', () => {
   });
 
   it('explains why nothing matched', () => {
-    expect(resolveTargets([deepseek], 'gpt-5', 'openai-chat').hint).toContain('none accepts any model');
+    expect(resolveTargets([deepseek], 'gpt-5', 'openai-chat').hint).toContain('none of the OpenAI protocol accepts any model');
+    expect(resolveTargets([deepseek], 'gpt-5', 'openai-chat').hint).toContain('To fix it: list "gpt-5" on a connection (Connections page)');
     expect(resolveTargets([claude], 'gpt-5', 'openai-chat').hint).toContain('no OpenAI-protocol connection');
     expect(resolveTargets([claude], 'gpt-5', 'openai-chat').hint).toContain('provider/model');
     expect(resolveTargets([glm, deepseek], 'glm/glm-5', 'openai-chat').hint).toContain('no glm connection serves "glm-5"');
@@ -47,7 +48,10 @@ describe('model resolution', () => {
     const r = resolveTargets([off], 'gpt-5', 'openai-chat');
     expect(r.targets).toEqual([]);
     expect(r.disabled.map((c) => c.id)).toEqual([off.id]);
-    expect(r.hint).toContain('disabled');
+    expect(r.hint).toBe(`the only connections that serve it are disabled ("${off.name}"); enable one on the Connections page.`);
+    // Beside an enabled connection of the other protocol, the other fixes are named too.
+    const compat = conn({ provider: 'compat', kind: 'openai-compatible', protocol: 'anthropic', models: ['m1'], enabled: true });
+    expect(resolveTargets([off, compat], 'gpt-5', 'openai-chat').hint).toMatch(/disabled .*; enable one on the Connections page\. Or: list "gpt-5" .* e\.g\. "compat\/m1"/);
   });
 });
 

@@ -135,6 +135,7 @@ export function settingsView(over: Partial<Record<SettingKey, Partial<SettingVie
       shape: d.type === 'json' ? d.shape : null,
       resilience: d.resilience === true,
       restartRequired: d.restartRequired === true,
+      cliFlag: null,
     };
     return { ...base, ...over[key] };
   });

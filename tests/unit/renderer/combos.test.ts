@@ -123,6 +123,19 @@ describe('combos store', () => {
     ]);
   });
 
+  it('"Route model ids" adds the combo and the mapping it wrote, and says where the ids now go', async () => {
+    const { dash, bridge } = testDashboard();
+    await dash.start();
+    const routed = combo({ id: 'r1', name: 'claude-route', targets: [{ provider: 'deepseek', model: 'deepseek-chat', connectionId: 'c1', weight: 1 }] });
+    const mapping = { id: 'm1', pattern: 'claude-*', comboId: 'r1', comboName: 'claude-route', createdAt: 1, updatedAt: 1 };
+    bridge.routeAgentModels.mockResolvedValue({ combo: routed, mapping, warnings: [] });
+    await dash.combos.getState().routeAgent({ pattern: 'claude-*', connectionId: 'c1', model: 'deepseek-chat' });
+    expect(bridge.routeAgentModels).toHaveBeenCalledWith({ pattern: 'claude-*', connectionId: 'c1', model: 'deepseek-chat' });
+    expect(dash.combos.getState().list.map((c) => c.name)).toEqual(['claude-route']);
+    expect(dash.combos.getState().mappings).toEqual([mapping]);
+    expect(dash.toasts.getState().items.map((t) => t.message)).toEqual(['Models matching claude-* now go to deepseek-chat']);
+  });
+
   it('keeps each combo’s test result; a failed call is a failed result', async () => {
     const { dash, bridge } = testDashboard();
     await dash.start();

@@ -7,7 +7,7 @@ import { fileMediaType, imageSourceFromUrl, isObject } from './content';
 import { checkToolsLeft, dropHostedTool } from './hostedTools';
 import { emptyRequest, type IrPart, type IrRequest, type IrTextPart, type IrTool } from './ir';
 import { chatToolChoice } from './chatRequest';
-import { arrayAt, numberAt, objectAt, optionalNumber, otherField, present, stringAt, type OtherFields } from './read';
+import { arrayAt, note, numberAt, objectAt, optionalNumber, otherField, present, stringAt, type OtherFields } from './read';
 import { isEffort } from './reasoning';
 import { fromEnvelope } from './reasoningEnvelope';
 import { flatToolName, toolNameMap, type ToolNameMap } from './toolNames';
@@ -257,6 +257,10 @@ function readItem(ir: IrRequest, o: Record<string, any>, path: string, names: To
       ir.items.push({ type: 'reasoning', text, signature: env?.signature ?? null, redacted: env?.redacted ?? null, path });
       return;
     }
+    case 'web_search_call':
+      // A search OpenAI ran earlier in the conversation (its findings are in the message that followed).
+      note(ir.dropped, path, 'an OpenAI web search call from earlier in the conversation; its answer is kept');
+      return;
     case 'item_reference':
       throw untranslatable(`${path}.type`, 'item references need OpenAI to have stored the items; send them in full');
     default:

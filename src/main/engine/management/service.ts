@@ -23,6 +23,7 @@ import type { ModelCatalog } from '../routing/combos/modelCatalog';
 import type { SettingsService } from '../settings/settingsService';
 import type { AgentConfigWriter } from './agentConfig';
 import { AGENT_CONFIG_AGENTS } from '../../../shared/agentConfig';
+import { routeAgentModels } from './agentRoute';
 import { testCombo } from './comboTester';
 import type { ConnectionTester } from './connectionTester';
 import { checkKeyAccess, leasesView, sessionsView, type SessionViewDeps } from './sessionViews';
@@ -208,6 +209,7 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     testCombo: async ({ id }) => testCombo(d, d.combos.require(id)),
     listModelMappings: async () => d.combos.mappingViews(),
     createModelMapping: async (input) => d.combos.createMapping(input),
+    routeAgentModels: async (input) => routeAgentModels(d.combos, d.registry, input),
     updateModelMapping: async ({ id, patch }) => d.combos.updateMapping(id, patch),
     deleteModelMapping: async ({ id }) => {
       if (!d.combos.deleteMapping(id)) throw notFound('model mapping', id);

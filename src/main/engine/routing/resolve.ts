@@ -41,16 +41,41 @@ export function resolveTargets(connections: readonly ConnectionRecord[], request
   // Registry order (priority, then age) is kept; split() moves translated targets after native ones.
   const pool = connections.filter((c) => nativePool.has(c) || (c.protocol !== wire && c.models.includes(requestedModel)));
   return split(pool, requestedModel, requestedModel, inbound, () => {
-    if (connections.length === 0) return 'no connection is configured';
+    if (connections.length === 0) return 'no connection is configured; add one on the Connections page';
     const other = protocolName(wire === 'anthropic' ? 'openai' : 'anthropic');
-    if (native.length === 0) {
-      return `no ${protocolName(wire)}-protocol connection is configured, and no ${other}-protocol connection lists "${requestedModel}" (list it there, or ask for "provider/model")`;
-    }
-    return `no connection lists "${requestedModel}" and none accepts any model (a connection of the ${other} protocol serves only the models it lists, or "provider/model")`;
-  });
+    const why =
+      native.length === 0
+        ? `no ${protocolName(wire)}-protocol connection is configured, and no ${other}-protocol connection lists "${requestedModel}"`
+        : `no connection lists "${requestedModel}" and none of the ${protocolName(wire)} protocol accepts any model (a connection of the ${other} protocol serves only the models it lists)`;
+    return `${why}. ${fixes(connections, requestedModel, 'To fix it')}`;
+  }, () => fixes(connections, requestedModel, 'Or'));
 }
 
-function split(pool: ConnectionRecord[], model: string, requestedModel: string, inbound: ApiShape, why: () => string): Resolution {
+/**
+ * What to do when a bare model reaches no enabled connection: the three ways in, each named with
+ * where to do it, and an example `provider/model` from a connection that is enabled.
+ */
+function fixes(connections: readonly ConnectionRecord[], requestedModel: string, lead: string): string {
+  const on = connections.filter((c) => c.enabled);
+  if (on.length === 0) return 'Enable a connection on the Connections page.';
+  const example = on.find((c) => c.models.length > 0) ?? on[0]!;
+  const exampleModel = `${example.provider}/${example.models[0] ?? '<model>'}`;
+  const family = /^[A-Za-z]+/.exec(requestedModel)?.[0]?.toLowerCase();
+  const pattern = family ? `${family}-*` : requestedModel;
+  return (
+    `${lead}: list "${requestedModel}" on a connection (Connections page); or ask for "provider/model", e.g. "${exampleModel}"; ` +
+    `or route this agent's model ids to a connection ("Route model ids" on the Connect your agent page, which adds a mapping such as ${pattern} → ${exampleModel})`
+  );
+}
+
+/** Only disabled connections serve the model: say which, and the other ways in (never only the disabled one). */
+function disabledHint(disabled: readonly ConnectionRecord[], fix: string): string {
+  const names = disabled.map((c) => `"${c.name}"`).join(', ');
+  const enable = `the only connections that serve it are disabled (${names}); enable one on the Connections page`;
+  return fix.startsWith('Enable') ? `${enable}.` : `${enable}. ${fix}`;
+}
+
+function split(pool: ConnectionRecord[], model: string, requestedModel: string, inbound: ApiShape, why: () => string, fix: () => string = () => ''): Resolution {
   const targets: Target[] = [];
   const disabled: ConnectionRecord[] = [];
   for (const c of pool) {
@@ -66,6 +91,6 @@ function split(pool: ConnectionRecord[], model: string, requestedModel: string, 
   return {
     targets,
     disabled,
-    hint: targets.length ? null : disabled.length ? 'every connection that serves it is disabled' : why(),
+    hint: targets.length ? null : disabled.length ? disabledHint(disabled, fix()) : why(),
   };
 }

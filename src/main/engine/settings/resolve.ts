@@ -1,5 +1,5 @@
-// Settings precedence in one pure function: built-in default < env < persisted (< per-connection,
-// see effectiveFor). Each value comes back with its source, which the UI shows. The exception is a
+// Settings precedence in one pure function: built-in default < env < persisted < command line (<
+// per-connection, see effectiveFor). A command-line value (`serve --proxy-port`) holds for the run. Each value comes back with its source, which the UI shows. The exception is a
 // setting marked envOverridesPersisted (RATE_LIMIT_AUTO_ENABLE), whose env value wins (R-RQ-24).
 import {
   SETTING_KEYS,
@@ -25,7 +25,10 @@ export interface ResolvedSettings {
 
 export type Env = Record<string, string | undefined>;
 
-export function resolveSettings(env: Env, persisted: Partial<Record<string, unknown>>): ResolvedSettings {
+/** Values given on the command line for this run, each with the flag that gave it. */
+export type CliOverrides = Partial<Record<SettingKey, { value: unknown; flag: string }>>;
+
+export function resolveSettings(env: Env, persisted: Partial<Record<string, unknown>>, cli: CliOverrides = {}): ResolvedSettings {
   const values: Record<string, unknown> = {};
   const sources = {} as Record<SettingKey, SettingSource>;
   const envValues: Partial<Record<SettingKey, unknown>> = {};
@@ -80,6 +83,13 @@ export function resolveSettings(env: Env, persisted: Partial<Record<string, unkn
       else if (hasPersisted) [value, source] = [persistedValue, 'persisted'];
     } else if (hasPersisted) [value, source] = [persistedValue, 'persisted'];
     else if (hasEnv) [value, source] = [envValue, 'env'];
+
+    const flag = cli[key];
+    if (flag) {
+      const n = normalizeValue(def, flag.value);
+      if (n.ok) [value, source] = [n.value, 'cli'];
+      else warnings.push(`${flag.flag} ${JSON.stringify(flag.value)} ${n.message}; ignored`);
+    }
 
     values[key] = value;
     sources[key] = source;

@@ -9,10 +9,10 @@ import {
   type SettingValues,
 } from '../../../shared/settings';
 import type { SettingView, SettingsPatchResult, SettingsView } from '../../../shared/model';
-import { badInput } from '../errors';
+import { ApiError, badInput } from '../errors';
 import type { Logger } from '../logger';
 import type { KeyValueRepo } from '../store/keyValueRepo';
-import { resolveSettings, type Env, type ResolvedSettings } from './resolve';
+import { resolveSettings, type CliOverrides, type Env, type ResolvedSettings } from './resolve';
 
 const NAMESPACE = 'settings';
 
@@ -24,6 +24,8 @@ export class SettingsService {
     private readonly repo: KeyValueRepo,
     private readonly env: Env,
     private readonly log: Logger,
+    /** Command-line values for this run (`serve --proxy-port`): they win, and saving those keys is refused. */
+    private readonly cli: CliOverrides = {},
   ) {
     this.resolved = this.load();
     for (const w of this.resolved.warnings) this.log.warn('settings.ignored', { detail: w });
@@ -71,6 +73,7 @@ export class SettingsService {
         options: def.type === 'enum' ? def.options.map((o) => ({ ...o })) : null,
         resilience: def.resilience ?? false,
         restartRequired: def.restartRequired ?? false,
+        cliFlag: r.sources[key] === 'cli' ? (this.cli[key]?.flag ?? null) : null,
       });
     }
     return { settings, values: nest(values) };
@@ -83,13 +86,18 @@ export class SettingsService {
   patch(patch: unknown, filter?: (k: SettingKey) => boolean): SettingsPatchResult {
     const v = validatePatch(patch, filter);
     if (!v.ok) throw badInput(v.field, v.message);
+    for (const e of v.entries) {
+      const flag = this.resolved.sources[e.key] === 'cli' ? this.cli[e.key]?.flag : undefined;
+      // Saved, it would change nothing until the flag is gone: refused rather than a silent no-op.
+      if (flag) throw new ApiError(409, 'set_on_command_line', `${e.key} is set by ${flag} for this run; start without ${flag} to change it here`, e.key);
+    }
     // Cross-field check against the values that will result.
     const next = { ...this.resolved.persisted } as Record<string, unknown>;
     for (const e of v.entries) {
       if (e.value === null) delete next[e.key];
       else next[e.key] = e.value;
     }
-    const trial = resolveSettings(this.env, next);
+    const trial = resolveSettings(this.env, next, this.cli);
     const base = trial.values['modelLockout.baseCooldownMs'];
     const max = next['modelLockout.maxCooldownMs'];
     if (typeof max === 'number' && max < base) {
@@ -109,6 +117,6 @@ export class SettingsService {
   }
 
   private load(): ResolvedSettings {
-    return resolveSettings(this.env, this.repo.all(NAMESPACE));
+    return resolveSettings(this.env, this.repo.all(NAMESPACE), this.cli);
   }
 }

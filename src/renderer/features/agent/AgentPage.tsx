@@ -10,6 +10,7 @@ import { agentGuides, type AgentGuide } from '../../lib/agentSetup';
 import { activeKeys } from '../../stores/keysStore';
 import { AgentConfigApply, canApply } from './AgentConfigApply';
 import { ClientKeys } from './ClientKeys';
+import { RouteAgentModels } from './RouteAgentModels';
 
 const PLACEHOLDER_MODEL = '<model>';
 
@@ -122,6 +123,8 @@ export function AgentPage() {
           )}
         </Card>
       </div>
+
+      <RouteAgentModels />
 
       <Card
         title="Setup"

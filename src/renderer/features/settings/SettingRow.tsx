@@ -68,6 +68,11 @@ export function SettingRow({ setting: s }: { setting: SettingView }) {
           )}
           {s.envOverridesPersisted && <span className="meta-item warn-text">the env value wins over a saved one</span>}
           {s.restartRequired && <span className="meta-item warn-text">applies after a restart</span>}
+          {s.cliFlag && (
+            <span className="meta-item warn-text">
+              set by <code className="mono">{s.cliFlag}</code> for this run; start without it to change it here
+            </span>
+          )}
         </div>
       </div>
       <div className="setting-control">
@@ -116,6 +121,7 @@ export function SettingRow({ setting: s }: { setting: SettingView }) {
                   id={id}
                   inputMode="numeric"
                   value={text}
+                  readOnly={s.cliFlag !== null}
                   placeholder={s.type === 'int?' ? 'none' : undefined}
                   aria-invalid={error ? true : undefined}
                   aria-describedby={describedBy}
