@@ -3,7 +3,7 @@
 // what is there, with a backup), and Restore puts back exactly what it replaced.
 import { useEffect, useState } from 'react';
 import { AGENT_CONFIG_AGENTS, type AgentConfigId, type AgentConfigStatus } from '../../../shared/agentConfig';
-import { useDashboard } from '../../hooks/dashboardContext';
+import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { describeError, messageForField } from '../../lib/errors';
 
 export const canApply = (id: string): id is AgentConfigId => (AGENT_CONFIG_AGENTS as readonly string[]).includes(id);
@@ -13,17 +13,20 @@ export function AgentConfigApply({ agent, keyId, model }: { agent: AgentConfigId
   const [status, setStatus] = useState<AgentConfigStatus | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const connected = useSel(d.app, (s) => s.link === 'open');
 
   useEffect(() => {
+    if (!connected) return;
     let live = true;
-    d.bridge
-      .listAgentConfigs()
-      .then((all) => live && setStatus(all.find((s) => s.agent === agent) ?? null))
+    // Async, so a bridge that is not there yet rejects instead of throwing out of the effect.
+    const read = async () => (await d.bridge.listAgentConfigs()).find((s) => s.agent === agent) ?? null;
+    read()
+      .then((s) => live && setStatus(s))
       .catch((err: unknown) => live && setError(messageForField(describeError(err))));
     return () => {
       live = false;
     };
-  }, [d, agent]);
+  }, [d, agent, connected]);
 
   const run = async (fn: () => Promise<AgentConfigStatus>) => {
     setBusy(true);
