@@ -33,6 +33,20 @@ export default defineConfig({
           hookTimeout: 30_000,
         },
       },
+      {
+        // The agent conformance suite: the real agent CLIs (pinned devDependencies) in a sandbox
+        // HOME against the engine and a scripted upstream (see ARCHITECTURE.md, "Resilience
+        // suites"). One agent file at a time: each run is a heavy child process.
+        test: {
+          name: 'agents',
+          include: ['tests/agents/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });

@@ -39,6 +39,7 @@ import type {
 import { jsonTooDeep, jsonValueProblem, MANAGEMENT_JSON_MAX_DEPTH, prototypeKeyPath, type JsonLimits } from './jsonBounds';
 import { AUTH_CLASSES, CLIENT_KEY_SCOPES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGIES, CONNECTION_KINDS } from './model';
 import { checkOutboundProxy } from './outboundProxy';
+import { AGENT_CONFIG_AGENTS, type AgentConfigStatus } from './agentConfig';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -508,6 +509,27 @@ export const contract = {
     path: '/api/keys/:id',
     input: z.object({ id }).strict(),
     summary: 'Revoke a client key.',
+  }),
+
+  listAgentConfigs: method<AgentConfigStatus[]>()({
+    http: 'GET',
+    path: '/api/agent-configs',
+    input: none,
+    summary: "Whether Switchyard's keys are in each CLI agent's own configuration file.",
+  }),
+  applyAgentConfig: method<AgentConfigStatus>()({
+    http: 'POST',
+    path: '/api/agent-configs/:agent/apply',
+    input: z
+      .object({ agent: z.enum(AGENT_CONFIG_AGENTS), keyId: id, model: z.string().trim().min(1).max(200).nullable().optional() })
+      .strict(),
+    summary: "Write the proxy address, a client key and a model into the agent's configuration file (merged, with a backup).",
+  }),
+  restoreAgentConfig: method<AgentConfigStatus>()({
+    http: 'POST',
+    path: '/api/agent-configs/:agent/restore',
+    input: z.object({ agent: z.enum(AGENT_CONFIG_AGENTS) }).strict(),
+    summary: "Put back what Apply replaced in the agent's configuration file; keys changed since stay.",
   }),
 
   listLogs: method<LogsPage>()({

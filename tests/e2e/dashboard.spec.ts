@@ -100,8 +100,14 @@ test('agent setup, client keys, settings, breakers, request log and app pages', 
   await page.getByRole('button', { name: 'Show', exact: true }).first().click();
   await expect(page.getByTestId('agent-key')).toHaveText(key);
   await expect(page.getByRole('tabpanel')).toContainText(`ANTHROPIC_AUTH_TOKEN="${key}"`);
+  // Apply / Restore for the CLI agents: the file it would write is named; Restore waits for an Apply.
+  await expect(page.getByTestId('agent-apply')).toContainText('.claude/settings.json');
+  await expect(page.getByTestId('agent-apply').getByRole('button', { name: 'Restore' })).toBeDisabled();
   await page.getByRole('tab', { name: 'Codex CLI' }).click();
   await expect(page.getByRole('tabpanel')).toContainText(`base_url = "${app.proxyUrl}/v1"`);
+  await expect(page.getByTestId('agent-apply')).toContainText('.codex/config.toml');
+  await page.getByRole('tab', { name: 'opencode' }).click();
+  await expect(page.getByRole('tabpanel')).toContainText('"@ai-sdk/openai-compatible"');
   await page.getByRole('tab', { name: 'aider' }).click();
   await expect(page.getByRole('tabpanel')).toContainText(`OPENAI_API_BASE="${app.proxyUrl}/v1"`);
 

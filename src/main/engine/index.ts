@@ -1,6 +1,7 @@
 // The engine's composition: store, settings, connections, keys, resilience, admission, proxy,
 // request log and the management service, wired once. Both shells call createEngine(); the
 // engine never imports electron.
+import { homedir } from 'node:os';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventName } from '../../shared/contract';
@@ -8,6 +9,7 @@ import { APP_VERSION } from '../../shared/version';
 import { createAdmission } from './admission/admissionService';
 import type { AdmissionPort } from './admission/port';
 import { ClientKeyService } from './auth/clientKeys';
+import { AgentConfigWriter } from './management/agentConfig';
 import { ManagementToken } from './auth/managementToken';
 import { ClaudeAccounts } from './claude/claudeAccounts';
 import type { HttpFn } from './claude/http';
@@ -98,6 +100,8 @@ export interface EngineOptions {
   admission?: (ctx: EngineContext & { resilience: Resilience }) => AdmissionPort;
   /** Claude subscription accounts: opens the sign-in page in the system browser (the desktop shell). */
   openUrl?: (url: string) => void | Promise<void>;
+  /** The home directory whose agent configuration files "Apply" writes (default: the user's). */
+  agentHome?: string;
   /** Claude Code's credentials file for "Import from Claude Code" (default ~/.claude/.credentials.json). */
   claudeCredentialsPath?: string;
   /** The Claude token endpoint / account API transport (default undici). */
@@ -328,6 +332,7 @@ export async function createEngine(o: EngineOptions) {
     managementUrl: o.managementUrl ?? (() => null),
     unreadable: () => unreadable.list(),
     sessions: { affinity, leases: leaseBook, ttlMs: () => settings.values.sessionAffinityTtlMs },
+    agentConfigs: new AgentConfigWriter({ home: o.agentHome ?? homedir(), stateDir: o.dataDir, now: () => clock.now() }),
   });
 
   // Push events: bursts of changes become one push per topic per interval.

@@ -1,5 +1,7 @@
-// Copy-paste setup for the agents people point at the proxy: Claude Code, Codex CLI, aider and
-// any OpenAI (or Anthropic) SDK. Pure text builders: the page decides which key text goes in.
+// Copy-paste setup for the agents people point at the proxy: Claude Code, Codex CLI, opencode,
+// qwen-code, Crush, Continue, Cline, aider and any OpenAI (or Anthropic) SDK. Pure text builders:
+// the page decides which key text goes in. The Claude Code, Codex, opencode and qwen-code files are
+// the ones the agent conformance suite (tests/agents) runs the real CLIs with.
 
 export interface AgentSetupInput {
   /** Proxy origin, e.g. http://127.0.0.1:8480 (no trailing slash, no /v1). */
@@ -21,7 +23,7 @@ export interface Snippet {
 }
 
 export interface AgentGuide {
-  id: 'claude-code' | 'codex' | 'aider' | 'openai-sdk' | 'anthropic-sdk' | 'curl';
+  id: 'claude-code' | 'codex' | 'opencode' | 'qwen-code' | 'crush' | 'continue' | 'cline' | 'aider' | 'openai-sdk' | 'anthropic-sdk' | 'curl';
   label: string;
   intro: string;
   snippets: Snippet[];
@@ -75,6 +77,133 @@ export function agentGuides(i: AgentSetupInput): AgentGuide[] {
           ].join('\n'),
         },
         { title: 'Key', where: 'shell', code: `export SWITCHYARD_API_KEY="${i.key}"\ncodex` },
+      ],
+    },
+    {
+      id: 'opencode',
+      label: 'opencode',
+      intro: 'opencode reaches the proxy as an OpenAI-compatible provider (Chat Completions) and sends its session id with every request.',
+      snippets: [
+        {
+          title: 'Provider',
+          where: '~/.config/opencode/opencode.json',
+          code: JSON.stringify(
+            {
+              $schema: 'https://opencode.ai/config.json',
+              model: `switchyard/${i.openaiModel}`,
+              provider: {
+                switchyard: {
+                  npm: '@ai-sdk/openai-compatible',
+                  name: 'Switchyard',
+                  options: { baseURL: v1, apiKey: i.key },
+                  models: { [i.openaiModel]: { name: i.openaiModel } },
+                },
+              },
+            },
+            null,
+            2,
+          ),
+        },
+        { title: 'Run', where: 'shell', code: `opencode -m switchyard/${i.openaiModel}` },
+      ],
+    },
+    {
+      id: 'qwen-code',
+      label: 'qwen-code',
+      intro:
+        'qwen-code reaches the proxy as an OpenAI-compatible provider. The custom header carries its session id, so each session stays on one connection.',
+      snippets: [
+        {
+          title: 'Provider',
+          where: '~/.qwen/settings.json',
+          code: JSON.stringify(
+            {
+              security: { auth: { selectedType: 'openai' } },
+              model: { name: i.openaiModel },
+              modelProviders: {
+                openai: [
+                  {
+                    id: i.openaiModel,
+                    name: `${i.openaiModel} (Switchyard)`,
+                    baseUrl: v1,
+                    envKey: 'SWITCHYARD_API_KEY',
+                    generationConfig: { customHeaders: { 'X-Session-Id': '${session_id}' } },
+                  },
+                ],
+              },
+              outboundCorrelation: { allowDynamicHeaderValues: true },
+            },
+            null,
+            2,
+          ),
+        },
+        { title: 'Key', where: 'shell', code: `export SWITCHYARD_API_KEY="${i.key}"\nqwen` },
+      ],
+    },
+    {
+      id: 'crush',
+      label: 'Crush',
+      intro: 'Crush takes the proxy as a custom OpenAI-compatible provider.',
+      snippets: [
+        {
+          title: 'Provider',
+          where: '~/.config/crush/crush.json',
+          code: JSON.stringify(
+            {
+              $schema: 'https://charm.land/crush.json',
+              providers: {
+                switchyard: {
+                  type: 'openai-compat',
+                  name: 'Switchyard',
+                  base_url: v1,
+                  api_key: i.key,
+                  models: [{ id: i.openaiModel, name: i.openaiModel, context_window: 128000, default_max_tokens: 8192 }],
+                },
+              },
+              models: { large: { model: i.openaiModel, provider: 'switchyard' }, small: { model: i.openaiModel, provider: 'switchyard' } },
+            },
+            null,
+            2,
+          ),
+        },
+      ],
+    },
+    {
+      id: 'continue',
+      label: 'Continue',
+      intro: 'Continue (VS Code, JetBrains) takes the proxy as an OpenAI provider with its own base URL.',
+      snippets: [
+        {
+          title: 'Model',
+          where: '~/.continue/config.yaml',
+          code: [
+            'name: Switchyard',
+            'version: 1.0.0',
+            'schema: v1',
+            'models:',
+            `  - name: ${i.openaiModel} (Switchyard)`,
+            '    provider: openai',
+            `    model: ${i.openaiModel}`,
+            `    apiBase: ${v1}`,
+            `    apiKey: ${i.key}`,
+            '    roles:',
+            '      - chat',
+            '      - edit',
+            '      - apply',
+          ].join('\n'),
+        },
+      ],
+    },
+    {
+      id: 'cline',
+      label: 'Cline',
+      intro: 'Cline is set up in its settings panel in VS Code: choose the OpenAI Compatible provider and fill in these fields.',
+      snippets: [
+        {
+          title: 'Settings panel',
+          where: 'Cline settings',
+          code: ['API Provider: OpenAI Compatible', `Base URL: ${v1}`, `API Key: ${i.key}`, `Model ID: ${i.openaiModel}`].join('\n'),
+        },
       ],
     },
     {

@@ -235,4 +235,24 @@ describe('agent setup', () => {
     expect(code('aider')).toContain('--model openai/gpt-x');
     expect(code('openai-sdk')).toContain('base_url="http://127.0.0.1:8480/v1", api_key="sk-sy-k"');
   });
+
+  it('opencode, qwen-code and Crush get files in their own configuration format', () => {
+    const file = (id: string, where: string) => JSON.parse(guides.find((g) => g.id === id)!.snippets.find((x) => x.where === where)!.code);
+    expect(file('opencode', '~/.config/opencode/opencode.json')).toMatchObject({
+      model: 'switchyard/gpt-x',
+      provider: { switchyard: { npm: '@ai-sdk/openai-compatible', options: { baseURL: 'http://127.0.0.1:8480/v1', apiKey: 'sk-sy-k' }, models: { 'gpt-x': {} } } },
+    });
+    const qwen = file('qwen-code', '~/.qwen/settings.json');
+    expect(qwen.modelProviders.openai[0]).toMatchObject({ id: 'gpt-x', baseUrl: 'http://127.0.0.1:8480/v1', envKey: 'SWITCHYARD_API_KEY' });
+    // Its only session id towards a gateway: the header placeholder, which needs the switch.
+    expect(qwen.modelProviders.openai[0].generationConfig.customHeaders['X-Session-Id']).toBe('$' + '{session_id}');
+    expect(qwen.outboundCorrelation).toEqual({ allowDynamicHeaderValues: true });
+    expect(code('qwen-code')).toContain('export SWITCHYARD_API_KEY="sk-sy-k"');
+    expect(file('crush', '~/.config/crush/crush.json').providers.switchyard).toMatchObject({ type: 'openai-compat', base_url: 'http://127.0.0.1:8480/v1', api_key: 'sk-sy-k' });
+  });
+
+  it('Continue and Cline get the /v1 base URL, the key and the model', () => {
+    expect(code('continue')).toContain('provider: openai\n    model: gpt-x\n    apiBase: http://127.0.0.1:8480/v1\n    apiKey: sk-sy-k');
+    expect(code('cline')).toBe('API Provider: OpenAI Compatible\nBase URL: http://127.0.0.1:8480/v1\nAPI Key: sk-sy-k\nModel ID: gpt-x');
+  });
 });

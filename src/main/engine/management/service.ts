@@ -21,6 +21,8 @@ import type { EgressIps } from '../upstream/egressIps';
 import type { ComboRegistry } from '../routing/combos/comboRegistry';
 import type { ModelCatalog } from '../routing/combos/modelCatalog';
 import type { SettingsService } from '../settings/settingsService';
+import type { AgentConfigWriter } from './agentConfig';
+import { AGENT_CONFIG_AGENTS } from '../../../shared/agentConfig';
 import { routeAgentModels } from './agentRoute';
 import { testCombo } from './comboTester';
 import type { ConnectionTester } from './connectionTester';
@@ -51,6 +53,8 @@ export interface ManagementDeps {
   unreadable: () => UnreadableRecord[];
   /** Session affinity pins and exclusive leases. */
   sessions: Pick<SessionViewDeps, 'affinity' | 'leases' | 'ttlMs'>;
+  /** "Apply" / "Restore" for the CLI agents' own configuration files. */
+  agentConfigs: AgentConfigWriter;
 }
 
 const isResilienceKey = (k: SettingKey) => settingDefs[k].resilience === true;
@@ -173,6 +177,13 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     createClientKey: async ({ name, ...access }) => d.clientKeys.create(name, checkKeyAccess(d.registry, access)),
     updateClientKey: async ({ id, patch }) => d.clientKeys.setAccess(id, checkKeyAccess(d.registry, patch)),
     revealClientKey: async ({ id }) => ({ secret: d.clientKeys.reveal(id) }),
+    listAgentConfigs: async () => AGENT_CONFIG_AGENTS.map((a) => d.agentConfigs.status(a)),
+    applyAgentConfig: async ({ agent, keyId, model }) => {
+      const port = d.proxy().port;
+      if (port === null) throw new ApiError(409, 'proxy_not_listening', 'The proxy is not listening, so there is no address to write.');
+      return d.agentConfigs.apply(agent, { proxyUrl: `http://127.0.0.1:${port}`, clientKey: d.clientKeys.reveal(keyId), model: model ?? null });
+    },
+    restoreAgentConfig: async ({ agent }) => d.agentConfigs.restore(agent),
     revokeClientKey: async ({ id }) => {
       const revoked = d.clientKeys.revoke(id);
       // A revoked key's leases end with it: its connections are free for other sessions.

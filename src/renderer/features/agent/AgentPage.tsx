@@ -1,5 +1,5 @@
-// "Connect your agent": the proxy address, a client key, copy-paste setup for Claude Code, Codex
-// CLI, aider and the SDKs, and client key management.
+// "Connect your agent": the proxy address, a client key, copy-paste setup for the coding agents
+// and the SDKs (with Apply / Restore for the CLI agents' own files), and client key management.
 import { useState } from 'react';
 import { CodeBlock, CopyButton } from '../../components/CopyButton';
 import { Tabs } from '../../components/Tabs';
@@ -8,6 +8,7 @@ import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { hrefOf } from '../../hooks/useRoute';
 import { agentGuides, type AgentGuide } from '../../lib/agentSetup';
 import { activeKeys } from '../../stores/keysStore';
+import { AgentConfigApply, canApply } from './AgentConfigApply';
 import { ClientKeys } from './ClientKeys';
 import { RouteAgentModels } from './RouteAgentModels';
 
@@ -43,6 +44,8 @@ export function AgentPage() {
     ...(combo ? { claudeModel: combo.name } : {}),
   });
   const guides = agentGuides(input(shownKey));
+  /** The model Apply writes for an OpenAI-protocol agent (none while only the placeholder is known). */
+  const applyModel = combo?.name ?? (firstModel('openai') === PLACEHOLDER_MODEL ? null : firstModel('openai'));
   const current = guides.find((g) => g.id === guide) ?? guides[0]!;
   const realSnippet = async (title: string) => {
     if (!key) return null;
@@ -167,6 +170,9 @@ export function AgentPage() {
               <CodeBlock key={s.title} title={s.title} where={s.where} code={s.code} copyText={key ? () => realSnippet(s.title) : undefined} />
             ))}
           </div>
+          {canApply(current.id) && (
+            <AgentConfigApply key={current.id} agent={current.id} keyId={key?.id ?? null} model={current.id === 'claude-code' ? (combo?.name ?? null) : applyModel} />
+          )}
           {current.id === 'claude-code' && (
             <p className="hint">
               Claude Code goes to connections that speak the Anthropic protocol <Badge tone="neutral">anthropic</Badge>{' '}

@@ -32,6 +32,8 @@ const HAND_WRITTEN: Partial<Record<MethodName, Record<string, unknown>>> = {
   forgetSession: { id: 'pin-1' },
   releaseLease: { id: 'lease-1' },
   revealClientKey: { id: 'k-1' },
+  applyAgentConfig: { agent: 'codex', keyId: 'k-1', model: 'glm-4.6' },
+  restoreAgentConfig: { agent: 'opencode' },
   revokeClientKey: { id: 'k-1' },
   listLogs: { limit: 25, errorsOnly: true, connectionId: 'c-1' },
   getLog: { id: 'req_abc' },
