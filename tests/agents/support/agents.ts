@@ -29,6 +29,13 @@ export interface AgentSpec {
   /** The npm package and the version package.json pins. */
   pkg: string;
   bin: string;
+  /**
+   * Installed on first use into its own folder (node_modules/.agents/<id>) at this exact version,
+   * instead of from package.json: for a package whose lock entry `npm ci` cannot take (opencode and
+   * qwen-code name platform packages the registry here does not have, so their lock entries fail
+   * `npm ci` on every machine).
+   */
+  ownInstall?: string;
   /** The shape the agent speaks, served natively by a connection of that shape. */
   native: UpstreamShape;
   /** Bound on one run (the process group is killed after it). */
@@ -56,6 +63,8 @@ function writeFile(path: string, text: string): void {
   writeFileSync(path, text);
 }
 const binPath = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+const ownPrefix = (id: string) => join(ROOT, 'node_modules', '.agents', id);
+const ownBinPath = (id: string, name: string) => join(ownPrefix(id), 'node_modules', '.bin', name);
 
 export const CLAUDE_CODE: AgentSpec = {
   id: 'claude-code',
@@ -109,6 +118,7 @@ export const OPENCODE: AgentSpec = {
   id: 'opencode',
   pkg: 'opencode-ai',
   bin: 'opencode',
+  ownInstall: '1.18.33',
   native: 'chat',
   timeoutMs: 240_000,
   // opencode installs its plugin SDK (@opencode-ai/plugin) into every config directory in the
@@ -118,7 +128,7 @@ export const OPENCODE: AgentSpec = {
     const config = JSON.parse(dashboardSnippet('opencode', '~/.config/opencode/opencode.json', t)) as Record<string, unknown>;
     Object.assign(config, { autoupdate: false, share: 'disabled', permission: { bash: 'allow', edit: 'allow' }, small_model: config.model });
     writeFile(join(sb.env.XDG_CONFIG_HOME!, 'opencode', 'opencode.json'), JSON.stringify(config, null, 2));
-    return { cmd: binPath('opencode'), args: ['run', '-m', `switchyard/${t.model}`, t.prompt], env: { ...sb.env } };
+    return { cmd: ownBinPath('opencode', 'opencode'), args: ['run', '-m', `switchyard/${t.model}`, t.prompt], env: { ...sb.env } };
   },
 };
 
@@ -126,6 +136,7 @@ export const QWEN_CODE: AgentSpec = {
   id: 'qwen-code',
   pkg: '@qwen-code/qwen-code',
   bin: 'qwen',
+  ownInstall: '0.24.4',
   native: 'chat',
   timeoutMs: 180_000,
   knownEgress: [],
@@ -133,7 +144,7 @@ export const QWEN_CODE: AgentSpec = {
     const settings = JSON.parse(dashboardSnippet('qwen-code', '~/.qwen/settings.json', t)) as Record<string, unknown>;
     settings.privacy = { usageStatisticsEnabled: false };
     writeFile(join(sb.home, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2));
-    return { cmd: binPath('qwen'), args: ['-p', t.prompt, '--yolo'], env: { ...sb.env, SWITCHYARD_API_KEY: t.clientKey } };
+    return { cmd: ownBinPath('qwen-code', 'qwen'), args: ['-p', t.prompt, '--yolo'], env: { ...sb.env, SWITCHYARD_API_KEY: t.clientKey } };
   },
 };
 
@@ -143,12 +154,26 @@ export interface Installed {
   skipReason: string | null;
 }
 
-/** Whether the agent's pinned package is installed and its binary starts. */
+/** Whether the agent's pinned package is installed (installing an `ownInstall` one) and its binary starts. */
 export function installed(spec: AgentSpec): Installed {
-  const pkgJson = join(ROOT, 'node_modules', spec.pkg, 'package.json');
+  const root = spec.ownInstall ? ownPrefix(spec.id) : ROOT;
+  const pkgJson = join(root, 'node_modules', spec.pkg, 'package.json');
+  if (spec.ownInstall && !existsSync(pkgJson)) {
+    try {
+      mkdirSync(root, { recursive: true });
+      execFileSync('npm', ['install', '--prefix', root, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `${spec.pkg}@${spec.ownInstall}`], {
+        encoding: 'utf8',
+        timeout: 300_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (e) {
+      return { version: null, skipReason: `npm install ${spec.pkg}@${spec.ownInstall} failed: ${(e as Error).message.split('\n')[0]}` };
+    }
+  }
   if (!existsSync(pkgJson)) return { version: null, skipReason: `${spec.pkg} is not installed (npm install)` };
+  const bin = spec.ownInstall ? ownBinPath(spec.id, spec.bin) : binPath(spec.bin);
   try {
-    const out = execFileSync(binPath(spec.bin), ['--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent' }, stdio: ['ignore', 'pipe', 'pipe'] });
     return { version: /\d+\.\d+\.\d+/.exec(out)?.[0] ?? out.trim(), skipReason: null };
   } catch (e) {
     return { version: null, skipReason: `${spec.bin} --version failed: ${(e as Error).message.split('\n')[0]}` };
