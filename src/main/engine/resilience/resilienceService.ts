@@ -48,6 +48,13 @@ export interface ResilienceDeps {
   egress?: EgressHistory;
 }
 
+/**
+ * A last-resort probe goes around our guesses only for a key whose last failure is at least this
+ * old (a key that failed a moment ago is failing now), and a key gets at most one such probe per
+ * this long, however many requests find every target excluded (issue 19).
+ */
+export const GUESS_PROBE_AGE_MS = 1_000;
+
 /** Retry-After for a request that finds a connection's probation call in flight. */
 const PROBATION_RETRY_MS = 1_000;
 
@@ -66,6 +73,9 @@ function providerClass(conns: readonly ConnectionRecord[], provider: string): Au
   }
   return oauth ? 'oauth' : local ? 'local' : 'apikey';
 }
+
+/** Ascending order of two times that may be ±Infinity (no NaN from Infinity − Infinity). */
+const cmp = (a: number, b: number) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Keeps the more distant of two exclusions' end times (the first reason found is reported). */
 function widen(a: Exclusion | null, b: Exclusion | null): Exclusion | null {
@@ -171,6 +181,10 @@ export function createResilience(deps: ResilienceDeps): Resilience {
   const probation = new Map<string, Target>();
   /** When each connection was last probed as a last resort (lastResort). */
   const lastResortAt = new Map<string, number>();
+  /** The attempts lastResort picked (beginAttempt lets them past a key-level breaker hold). */
+  const lastResortPicks = new WeakSet<Target>();
+  /** When each connection last failed a request (any failure that fails over): its recent record. */
+  const lastFailedAt = new Map<string, number>();
 
   // Stampede protection (R-CC-14): every dispatched attempt gets a sequence number; a connection
   // remembers the number current when its cooldown was last set. A failure of an attempt numbered
@@ -424,6 +438,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     const mySeq = attemptSeq.get(target) ?? null;
     attemptSeq.delete(target);
     const v = settings.values;
+    if (c.failover) lastFailedAt.set(conn.id, now);
 
     // Evidence rule: a failure while a sibling connection of the provider is steadily succeeding
     // is that connection's problem (outlier ejection), not the provider's; while siblings fail
@@ -552,12 +567,14 @@ export function createResilience(deps: ResilienceDeps): Resilience {
           return {
             t,
             rank: probeRank(t, now),
+            failedAt: lastFailedAt.get(t.conn.id) ?? -Infinity,
             streak: outliers.record(t.conn.provider, t.conn.id).consecutive,
             lastOk: outliers.lastSuccessAt(t.conn.provider, t.conn.id) ?? -Infinity,
           };
         })
-        // Stable: equal candidates keep the selector's order.
-        .sort((a, b) => a.rank - b.rank || a.streak - b.streak || b.lastOk - a.lastOk);
+        // Stable: equal candidates keep the selector's order. The oldest last failure first: the
+        // key failing right now is the least likely to have recovered (issue 19).
+        .sort((a, b) => a.rank - b.rank || cmp(a.failedAt, b.failedAt) || a.streak - b.streak || cmp(b.lastOk, a.lastOk));
       idx.forEach((i, k) => (targets[i] = ranked[k]!.t));
     }
     return targets;
@@ -615,6 +632,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       cooldownSeq.delete(id);
       lastUsedPersisted.delete(id);
       lastResortAt.delete(id);
+      lastFailedAt.delete(id);
       probation.delete(id);
     }
   });
@@ -635,40 +653,54 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     lastResort(targets, now) {
       const v = settings.values;
       let best: Target | null = null;
+      let bestFailedAt = Infinity;
       let bestUntil = Infinity;
       for (const t of targets) {
         const conn = t.conn;
         const h = conn.health;
         if (!conn.enabled || isTerminalStatus(h.testStatus)) continue;
-        // The breaker and the window gate have their own probe; never around them.
-        if (breakers.exclusion(conn.provider, conn.id, now) || (v['providerCooldown.enabled'] && gate.exclusion(conn.provider, now))) continue;
-        if (now - (lastResortAt.get(conn.id) ?? -Infinity) < cooldownSettings(conn).baseMs) continue;
+        // The window gate has its own probe; so has a provider-wide breaker. A key-level breaker's
+        // hold is a guess of ours (providerBreaker.ts), so it may be gone around.
+        if (v['providerCooldown.enabled'] && gate.exclusion(conn.provider, now)) continue;
         let until = 0;
+        const held = breakers.exclusion(conn.provider, conn.id, now);
+        if (held) {
+          if (!breakers.heldByGuess(conn.provider, conn.id, now)) continue;
+          until = held.until ?? 0;
+        }
+        // Rationed: not a key that failed a moment ago, nor one probed a moment ago.
+        const failedAt = lastFailedAt.get(conn.id) ?? -Infinity;
+        if (now - failedAt < GUESS_PROBE_AGE_MS || now - (lastResortAt.get(conn.id) ?? -Infinity) < GUESS_PROBE_AGE_MS) continue;
+        if (probation.size > 0 && probation.has(conn.id)) continue;
         if (h.rateLimitedUntil !== null && h.rateLimitedUntil > now) {
           // Only an ejection is our guess; a cooldown set by the account's own answer is known.
           // (Read from the detector: a straggler's error may have overwritten lastErrorType since.)
           const r = outliers.record(conn.provider, conn.id);
-          if (r.ejectedUntil === null || r.ejectedUntil < h.rateLimitedUntil || r.lastFailureAt === null) continue;
-          if (now - r.lastFailureAt < outlierSettings().baseEjectionMs) continue;
-          until = h.rateLimitedUntil;
+          if (r.ejectedUntil === null || r.ejectedUntil < h.rateLimitedUntil) continue;
+          until = Math.max(until, h.rateLimitedUntil);
         }
         let soft = true;
         for (const e of lockouts.size > 0 ? lockouts.covering(conn.provider, conn.id, t.model, now) : []) {
-          if (e.origin !== 'rate_limit' || e.guessed !== true || now - e.lockedAt < cooldownSettings(conn).baseMs) soft = false;
+          if (e.origin !== 'rate_limit' || e.guessed !== true) soft = false;
           else until = Math.max(until, e.expiresAt);
         }
-        if (!soft || until === 0) continue;
-        if (until < bestUntil) {
+        if (!soft) continue;
+        // The key whose last failure is oldest is the likeliest to have recovered; then the soonest-lifting.
+        if (failedAt < bestFailedAt || (failedAt === bestFailedAt && until < bestUntil)) {
           best = t;
+          bestFailedAt = failedAt;
           bestUntil = until;
         }
       }
-      if (best) lastResortAt.set(best.conn.id, now);
+      if (best) {
+        lastResortAt.set(best.conn.id, now);
+        lastResortPicks.add(best);
+      }
       return best;
     },
 
     beginAttempt(target, now) {
-      const ex = breakers.beginAttempt(target, now);
+      const ex = breakers.beginAttempt(target, now, lastResortPicks.has(target));
       if (ex) return ex;
       const conn = target.conn;
       if (outliers.onProbation(conn.provider, conn.id, now)) {
