@@ -83,6 +83,19 @@ export class Schedule {
     return this.keys.some((k) => this.healthyOver(k, from, to));
   }
 
+  /** The maximal span around t during which the key is not healthy, or null when it is healthy at t. */
+  badSpanAt(key: string, t: number): { from: number; to: number } | null {
+    if (HEALTHY.has(this.stateAt(key, t))) return null;
+    const list = this.byKey.get(key)!;
+    let i = list.findIndex((s) => t < s.to);
+    if (i < 0) i = list.length - 1;
+    let from = i;
+    while (from > 0 && !HEALTHY.has(list[from - 1]!.state)) from--;
+    let to = i;
+    while (to < list.length - 1 && !HEALTHY.has(list[to + 1]!.state)) to++;
+    return { from: list[from]!.from, to: to === list.length - 1 ? Infinity : list[to]!.to };
+  }
+
   /** Maximal spans during which one key is in ejectable states only. */
   spells(): Spell[] {
     const out: Spell[] = [];
@@ -159,18 +172,7 @@ export function randomFaults(o: {
     anchors.push(a);
     a = (a + 1 + Math.floor(rnd() * (o.keys.length - 1))) % o.keys.length;
   }
-  // Faults are dealt from a shuffled deck, so a short phase still gets every kind.
-  let deck: Fault[] = [];
-  const draw = (): Fault => {
-    if (deck.length === 0) {
-      deck = [...o.faults];
-      for (let i = deck.length - 1; i > 0; i--) {
-        const j = Math.floor(rnd() * (i + 1));
-        [deck[i], deck[j]] = [deck[j]!, deck[i]!];
-      }
-    }
-    return deck.pop()!;
-  };
+  const draw = dealer(o.faults, rnd);
   const segments: Segment[] = [];
   for (let i = 0; i < slots; i++) {
     const from = i * o.slotMs;
@@ -188,6 +190,79 @@ export function randomFaults(o: {
     });
   }
   return new Schedule(o.keys, o.durationMs, mergeRuns(segments));
+}
+
+/** Faults dealt from a shuffled deck, reshuffled when empty, so a short run still gets every kind. */
+function dealer(faults: readonly Fault[], rnd: () => number): () => Fault {
+  let deck: Fault[] = [];
+  return () => {
+    if (deck.length === 0) {
+      deck = [...faults];
+      for (let i = deck.length - 1; i > 0; i--) {
+        const j = Math.floor(rnd() * (i + 1));
+        [deck[i], deck[j]] = [deck[j]!, deck[i]!];
+      }
+    }
+    return deck.pop()!;
+  };
+}
+
+/**
+ * The randomised suite's schedule (issue 19): faults that move between keys. At each rotation
+ * (every `periodMs`, give or take a fifth) one or two keys that are healthy at that moment turn
+ * bad, each in a fault dealt from `faults` for a random `spellRange` x `periodMs`; a spell is
+ * cut short where it would leave no key healthy, so at every moment at least one key answers
+ * normally. Everything else is `ok`. The same seed gives the same schedule.
+ */
+export function rotatingFaults(o: {
+  keys: readonly string[];
+  durationMs: number;
+  periodMs: number;
+  /** Shortest and longest spell, in periods. */
+  spellRange: readonly [number, number];
+  faults: readonly Fault[];
+  seed: number;
+}): Schedule {
+  const RES = 10; // ms per grid cell
+  const MIN_SPELL_CELLS = 10;
+  const rnd = seededRandom(o.seed);
+  const draw = dealer(o.faults, rnd);
+  const cells = Math.ceil(o.durationMs / RES);
+  // What each key does in each cell; null is healthy.
+  const grid: (Fault | null)[][] = o.keys.map(() => new Array<Fault | null>(cells).fill(null));
+  const allOthersBad = (k: number, i: number) => grid.every((row, j) => j === k || row[i] !== null);
+  let t = o.periodMs * (0.2 + 0.4 * rnd());
+  while (t < o.durationMs) {
+    const i0 = Math.floor(t / RES);
+    const healthy = o.keys.map((_, k) => k).filter((k) => grid[k]![i0] === null);
+    const turning = rnd() < 0.5 ? 1 : 2;
+    for (let n = 0; n < turning && healthy.length > 1; n++) {
+      const k = healthy.splice(Math.floor(rnd() * healthy.length), 1)[0]!;
+      const fault = draw();
+      const span = o.periodMs * (o.spellRange[0] + rnd() * (o.spellRange[1] - o.spellRange[0]));
+      let i1 = Math.min(cells, Math.ceil((t + span) / RES));
+      for (let i = i0; i < i1; i++) {
+        if (allOthersBad(k, i)) {
+          i1 = i;
+          break;
+        }
+      }
+      if (i1 - i0 < MIN_SPELL_CELLS) continue;
+      for (let i = i0; i < i1; i++) grid[k]![i] = fault;
+    }
+    t += o.periodMs * (0.8 + 0.4 * rnd());
+  }
+  const segments: Segment[] = [];
+  o.keys.forEach((key, k) => {
+    const row = grid[k]!;
+    for (let i = 0; i < cells; ) {
+      let j = i;
+      while (j < cells && row[j] === row[i]) j++;
+      segments.push({ key, from: i * RES, to: Math.min(o.durationMs, j * RES), state: row[i] ?? 'ok' });
+      i = j;
+    }
+  });
+  return new Schedule(o.keys, o.durationMs, segments);
 }
 
 function mergeRuns(segments: Segment[]): Segment[] {

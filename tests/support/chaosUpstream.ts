@@ -2,7 +2,8 @@
 // answering each call with a fault chosen by a plan from the call's key, its time since `begin()`
 // and its order. Faults are real: latency (timers), connection resets (socket destroyed), hangs
 // (no answer until the proxy's headers timeout gives up), 503s, 429s with and without
-// Retry-After, a stall before the first body byte, and a stall in the middle of a stream. Every
+// Retry-After, a stall before the first body byte, a stall after two stream events that carry no
+// output yet, and a stall in the middle of a stream's text. Every
 // call is recorded with its fault, the client request it belongs to (the body's
 // `metadata.user_id`) and when it arrived and ended, which is what the chaos suite measures.
 import {
@@ -23,6 +24,7 @@ export const FAULTS = [
   'hang',
   'stall_first_byte',
   'stall_mid_stream',
+  'stall_after_two_chunks',
 ] as const;
 export type Fault = (typeof FAULTS)[number];
 
@@ -42,7 +44,7 @@ export type ChaosPlan = (c: ChaosContext) => Fault;
 export interface ChaosCall {
   seq: number;
   key: string;
-  /** The fault actually served (a mid-stream stall on a non-streamed call is a first-byte stall). */
+  /** The fault actually served (a stream stall on a non-streamed call is a first-byte stall). */
   fault: Fault;
   stream: boolean;
   /** The client request this call serves (`metadata.user_id`), if it said. */
@@ -127,7 +129,7 @@ export class ChaosUpstream {
     this.keyCalls.set(key, keyCall + 1);
     const ctx: ChaosContext = { key, t: rec.receivedAt - this.t0, seq: this.calls.length, keyCall, stream };
     let fault = this.plan ? this.plan(ctx) : 'ok';
-    if (fault === 'stall_mid_stream' && !stream) fault = 'stall_first_byte';
+    if ((fault === 'stall_mid_stream' || fault === 'stall_after_two_chunks') && !stream) fault = 'stall_first_byte';
     const meta = rec.body?.metadata as { user_id?: unknown } | undefined;
     const t0 = this.t0;
     this.calls.push({
@@ -169,6 +171,9 @@ export class ChaosUpstream {
       case 'stall_mid_stream':
         // message_start, content_block_start and one text delta reach the client; then silence.
         return { chunks: anthropicStream(model, ['Partial answer, then the upstream goes quiet']).slice(0, 3), afterChunks: 'stall' };
+      case 'stall_after_two_chunks':
+        // message_start and content_block_start, no output yet (the answer is not committed); then silence.
+        return { chunks: anthropicStream(model).slice(0, 2), afterChunks: 'stall' };
     }
   }
 }

@@ -1,6 +1,7 @@
 // Runs one resilience suite (chaos, heap or soak) in the resilience-suites vitest project.
 // `--long` selects the suite's long version by setting its flag (RUN_CHAOS_INT, RUN_HEAP_INT,
-// RUN_SOAK_INT); any other argument goes to vitest. Used by `npm run test:chaos|heap|soak`.
+// RUN_SOAK_INT); any other argument goes to vitest (a path under the suite's folder runs only
+// that file). Used by `npm run test:chaos|heap|soak`.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +15,9 @@ const long = rest.includes('--long');
 const env = { ...process.env };
 if (long) env[FLAGS[suite]] = '1';
 const vitest = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url));
-const args = [vitest, 'run', '--project', 'resilience-suites', `tests/${suite}/`, ...rest.filter((a) => a !== '--long')];
+const extra = rest.filter((a) => a !== '--long');
+// A file or folder of the suite given as an argument narrows the run to it (vitest ORs filters).
+const narrowed = extra.some((a) => a.startsWith(`tests/${suite}/`));
+const args = [vitest, 'run', '--project', 'resilience-suites', ...(narrowed ? [] : [`tests/${suite}/`]), ...extra];
 const child = spawn(process.execPath, args, { stdio: 'inherit', env });
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
