@@ -34,6 +34,7 @@ import type { BreakerProfile } from './providerBreaker';
 import { ProviderBreakers } from './providerBreakers';
 import { ProviderCooldownGate, type WindowGateProfile } from './providerCooldownGate';
 import { quotaFamilyOf } from './quotaFamily';
+import { RecentFailures } from './recentFailures';
 import { meteredPerAccount, type Metering } from './rateLimitScope';
 import { connectionRetrySeconds, MAX_HINT_COOLDOWN_MS, providerRetrySeconds, rateLimitRetryDelay, type RetryDelay } from './retryDelay';
 
@@ -50,10 +51,11 @@ export interface ResilienceDeps {
 
 /**
  * A last-resort probe goes around our guesses only for a key whose last failure is at least this
- * old (a key that failed a moment ago is failing now), and a key gets at most one such probe per
- * this long, however many requests find every target excluded (issue 19).
+ * old (a key that failed a moment ago is failing now; issue 19).
  */
-export const GUESS_PROBE_AGE_MS = 1_000;
+export const GUESS_PROBE_AGE_MS = 250;
+/** A key gets at most one last-resort probe per this long, however many requests find every target excluded. */
+export const GUESS_PROBE_RATION_MS = 1_000;
 
 /** Retry-After for a request that finds a connection's probation call in flight. */
 const PROBATION_RETRY_MS = 1_000;
@@ -183,8 +185,8 @@ export function createResilience(deps: ResilienceDeps): Resilience {
   const lastResortAt = new Map<string, number>();
   /** The attempts lastResort picked (beginAttempt lets them past a key-level breaker hold). */
   const lastResortPicks = new WeakSet<Target>();
-  /** When each connection last failed a request (any failure that fails over): its recent record. */
-  const lastFailedAt = new Map<string, number>();
+  /** When each connection last failed a request (any failure that fails over). */
+  const recent = new RecentFailures();
 
   // Stampede protection (R-CC-14): every dispatched attempt gets a sequence number; a connection
   // remembers the number current when its cooldown was last set. A failure of an attempt numbered
@@ -438,7 +440,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     const mySeq = attemptSeq.get(target) ?? null;
     attemptSeq.delete(target);
     const v = settings.values;
-    if (c.failover) lastFailedAt.set(conn.id, now);
+    if (c.failover) recent.onFailure(conn.id, now);
 
     // Evidence rule: a failure while a sibling connection of the provider is steadily succeeding
     // is that connection's problem (outlier ejection), not the provider's; while siblings fail
@@ -567,7 +569,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
           return {
             t,
             rank: probeRank(t, now),
-            failedAt: lastFailedAt.get(t.conn.id) ?? -Infinity,
+            failedAt: recent.failedAt(t.conn.id),
             streak: outliers.record(t.conn.provider, t.conn.id).consecutive,
             lastOk: outliers.lastSuccessAt(t.conn.provider, t.conn.id) ?? -Infinity,
           };
@@ -632,7 +634,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       cooldownSeq.delete(id);
       lastUsedPersisted.delete(id);
       lastResortAt.delete(id);
-      lastFailedAt.delete(id);
+      recent.forget(id);
       probation.delete(id);
     }
   });
@@ -669,8 +671,8 @@ export function createResilience(deps: ResilienceDeps): Resilience {
           until = held.until ?? 0;
         }
         // Rationed: not a key that failed a moment ago, nor one probed a moment ago.
-        const failedAt = lastFailedAt.get(conn.id) ?? -Infinity;
-        if (now - failedAt < GUESS_PROBE_AGE_MS || now - (lastResortAt.get(conn.id) ?? -Infinity) < GUESS_PROBE_AGE_MS) continue;
+        const failedAt = recent.failedAt(conn.id);
+        if (now - failedAt < GUESS_PROBE_AGE_MS || now - (lastResortAt.get(conn.id) ?? -Infinity) < GUESS_PROBE_RATION_MS) continue;
         if (probation.size > 0 && probation.has(conn.id)) continue;
         if (h.rateLimitedUntil !== null && h.rateLimitedUntil > now) {
           // Only an ejection is our guess; a cooldown set by the account's own answer is known.
