@@ -72,10 +72,11 @@ export interface ResiliencePort {
   orderForProbe(targets: Target[], now: number): Target[];
   /**
    * Every target of a request was excluded. When some of them are out only on a guess of ours —
-   * a model rate-limit backoff the upstream gave no time for, or an outlier ejection — returns the
-   * one to probe now (at most one probe per connection per base cooldown, never within a base
-   * cooldown of its last failure), else null. Known exclusions (an upstream hint, a terminal
-   * state, the breaker, the window gate) are never probed.
+   * a model rate-limit backoff the upstream gave no time for, an outlier ejection, a key-level
+   * breaker hold — returns the one to probe now: the oldest last failure first (at most one pick
+   * per connection per second, never within 250 ms of its last failure), else null. The pipeline
+   * may ask again while its probes fail. Known exclusions (an upstream hint, a terminal state, a
+   * provider-wide breaker, the window gate) are never probed.
    */
   lastResort(targets: readonly Target[], now: number): Target | null;
   /** Right before dispatch: claims the single HALF_OPEN probe. null = go; an Exclusion = skip. */
