@@ -79,6 +79,12 @@ export interface ResiliencePort {
    * provider-wide breaker, the window gate) are never probed.
    */
   lastResort(targets: readonly Target[], now: number): Target | null;
+  /**
+   * A last-resort probe of one of these targets' connections is in flight (another request's):
+   * resolves when the first of them reports its outcome; null when none is. A request that found
+   * nothing to probe waits on it rather than answer an error built from our guesses.
+   */
+  probeInFlight(targets: readonly Target[], now: number): Promise<void> | null;
   /** Right before dispatch: claims the single HALF_OPEN probe. null = go; an Exclusion = skip. */
   beginAttempt(target: Target, now: number): Exclusion | null;
   onSuccess(target: Target, now: number, info: { ttfbMs: number | null }): void;

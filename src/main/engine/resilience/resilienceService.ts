@@ -56,6 +56,8 @@ export interface ResilienceDeps {
 export const GUESS_PROBE_AGE_MS = 250;
 /** A key gets at most one last-resort probe per this long, however many requests find every target excluded. */
 export const GUESS_PROBE_RATION_MS = 1_000;
+/** A last-resort pick that has not reported back after this long no longer counts as in flight. */
+const PROBE_IN_FLIGHT_TTL_MS = 10_000;
 
 /** Retry-After for a request that finds a connection's probation call in flight. */
 const PROBATION_RETRY_MS = 1_000;
@@ -185,6 +187,14 @@ export function createResilience(deps: ResilienceDeps): Resilience {
   const lastResortAt = new Map<string, number>();
   /** The attempts lastResort picked (beginAttempt lets them past a key-level breaker hold). */
   const lastResortPicks = new WeakSet<Target>();
+  /** The last-resort probe in flight per connection, settled by its outcome (probeInFlight). */
+  const probing = new Map<string, { target: Target; at: number; done: Promise<void>; settle: () => void }>();
+  const settleProbe = (target: Target) => {
+    const p = probing.size > 0 ? probing.get(target.conn.id) : undefined;
+    if (p === undefined || p.target !== target) return;
+    probing.delete(target.conn.id);
+    p.settle();
+  };
   /** When each connection last failed a request (any failure that fails over). */
   const recent = new RecentFailures();
 
@@ -425,6 +435,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
 
   const onFailure = (target: Target, fIn: UpstreamFailure, now: number): AttemptVerdict => {
     endProbation(target);
+    settleProbe(target);
     const pre = marked.get(target);
     if (pre !== undefined) {
       marked.delete(target);
@@ -634,6 +645,8 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       cooldownSeq.delete(id);
       lastUsedPersisted.delete(id);
       lastResortAt.delete(id);
+      probing.get(id)?.settle();
+      probing.delete(id);
       recent.forget(id);
       probation.delete(id);
     }
@@ -697,8 +710,23 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       if (best) {
         lastResortAt.set(best.conn.id, now);
         lastResortPicks.add(best);
+        let settle!: () => void;
+        const done = new Promise<void>((resolve) => (settle = resolve));
+        probing.get(best.conn.id)?.settle();
+        probing.set(best.conn.id, { target: best, at: now, done, settle });
       }
       return best;
+    },
+
+    probeInFlight(targets, now) {
+      if (probing.size === 0) return null;
+      const waits: Promise<void>[] = [];
+      for (const t of targets) {
+        const p = probing.get(t.conn.id);
+        // A pick that never reported back (refused before dispatch) is forgotten after the probe wait.
+        if (p !== undefined && now - p.at < PROBE_IN_FLIGHT_TTL_MS) waits.push(p.done);
+      }
+      return waits.length === 0 ? null : Promise.race(waits);
     },
 
     beginAttempt(target, now) {
@@ -721,6 +749,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       const conn = target.conn;
       attemptSeq.delete(target);
       endProbation(target);
+      settleProbe(target);
       breakers.recordSuccess(target, now);
       gate.recordSuccess(conn.provider);
       if (lockouts.size > 0) lockouts.onSuccess(conn.provider, conn.id, target.model, now);
@@ -744,6 +773,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     onAbandon(target) {
       attemptSeq.delete(target);
       endProbation(target);
+      settleProbe(target);
       breakers.release(target);
     },
 
