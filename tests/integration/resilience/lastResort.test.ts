@@ -131,4 +131,28 @@ describe('last-resort probe and probation', () => {
     // Key 3 fails. Key 2's rest ends first, but key 2 failed 2 s ago; key 1 failed 4 s ago: it gets the probe.
     expect(keysSeen(fake).slice(from)).toEqual([K3, K1]);
   });
+
+  it('a request with nothing left to probe waits on a concurrent request’s probe and is served by the key it found healthy', async () => {
+    const { r, ids } = await timedKeys(2, (k, ms) => ((k === 0 ? ms < 1_000 : ms >= 3_000) ? '503' : 'ok'));
+    await ask(r.client);
+    await ask(r.client); // key 1 ejected for 10 s (key 2 serves)
+    r.clock.advance(3_000);
+    // Key 2 fails from now on; key 1 has recovered, but its first answer is slow.
+    let release!: () => void;
+    const gate = new Promise<void>((res) => (release = res));
+    fake.script({ key: K1 }, [{ chunks: [{ data: JSON.stringify(anthropicMessage('claude-x')), gate }], headers: { 'content-type': 'application/json' } }], {
+      repeatLast: false,
+    });
+    const first = ask(r.client); // key 2 fails, key 1 is probed (slow)
+    await fake.waitFor(() => fake.requestsFor({ key: K1 }).length === 3);
+    const second = ask(r.client); // key 2 fails; key 1's probe is in flight: this request waits on it
+    await fake.waitFor(() => fake.requestsFor({ key: K2 }).length === 4);
+    release();
+    expect(await first).toMatchObject({ status: 200, selected: ids[0] });
+    expect(await second).toMatchObject({ status: 200, selected: ids[0] });
+    // Key 2 was called once by each request; key 1 twice after its ejection: the probe and the served wait.
+    expect(keysSeen(fake).filter((k) => k === K2)).toHaveLength(4);
+    expect(keysSeen(fake).filter((k) => k === K1)).toHaveLength(4);
+  });
 });
+

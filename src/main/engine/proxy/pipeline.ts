@@ -275,11 +275,10 @@ async function probeGuessed(
   return step === 'again' ? 'next' : step;
 }
 
-/** Nothing to probe but another request's probe of one of these targets: its outcome, then a target it freed. */
+/** Nothing to probe: another request's probe of one of these targets, if any, then a target it (or anything) freed. */
 async function afterProbe(deps: PipelineDeps, candidates: readonly Target[], request: RequestSignal): Promise<Target | null> {
   const pending = deps.resilience.probeInFlight(candidates, deps.clock.now());
-  if (pending === null) return null;
-  await awaitProbe(deps.clock, pending, request.signal);
+  if (pending !== null) await awaitProbe(deps.clock, pending, request.signal);
   const now = deps.clock.now();
   return request.signal.aborted ? null : (candidates.find((t) => deps.resilience.exclusion(t, now) === null) ?? null);
 }
