@@ -41,7 +41,7 @@ import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
 import { RequestRecord } from './requestRecord';
 import { refusalFor } from './translation';
-import { awaitProbe } from './probeWait';
+import { afterProbe } from './probeWait';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 import { ToolLimits } from '../routing/toolLimits';
 
@@ -253,7 +253,7 @@ async function probeGuessed(
 ): Promise<'done' | 'next' | 'stop' | 'none'> {
   const at = deps.clock.now();
   const candidates = walk.exclusions.map((e) => e.target).filter((t) => !walk.spent.has(t) && !walk.refusals.bar(t, at));
-  const target = deps.resilience.lastResort(candidates, at) ?? (await afterProbe(deps, candidates, request));
+  const target = deps.resilience.lastResort(candidates, at) ?? (await afterProbe(deps, candidates, request.signal));
   if (target === null) return 'none';
   let lease: AdmissionLease;
   try {
@@ -273,14 +273,6 @@ async function probeGuessed(
   if (barred !== null) return barred === 'answered' ? 'done' : 'next';
   const step = await runAttempt(deps, call, target, lease, request, record, walk, true);
   return step === 'again' ? 'next' : step;
-}
-
-/** Nothing to probe: another request's probe of one of these targets, if any, then a target it (or anything) freed. */
-async function afterProbe(deps: PipelineDeps, candidates: readonly Target[], request: RequestSignal): Promise<Target | null> {
-  const pending = deps.resilience.probeInFlight(candidates, deps.clock.now());
-  if (pending !== null) await awaitProbe(deps.clock, pending, request.signal);
-  const now = deps.clock.now();
-  return request.signal.aborted ? null : (candidates.find((t) => deps.resilience.exclusion(t, now) === null) ?? null);
 }
 
 /** How long to wait before walking a combo's targets again (R-SQ-16/23), or null to answer now. */

@@ -3,6 +3,8 @@
 // request, the request waits for that probe's outcome (bounded) instead of answering a 503 built
 // from our guesses; if the probe succeeded, its target is eligible again and serves this request.
 import { sleep, type Clock } from '../clock';
+import type { ResiliencePort } from '../resilience/port';
+import type { Target } from '../routing/target';
 
 /** The longest a request waits on another request's probe before it answers. */
 export const PROBE_WAIT_MAX_MS = 3_000;
@@ -18,4 +20,20 @@ export async function awaitProbe(clock: Clock, pending: Promise<void>, signal: A
     signal.removeEventListener('abort', onAbort);
     stop.abort();
   }
+}
+
+/**
+ * Nothing to probe among `candidates`: waits on another request's probe of one of them, if any,
+ * then returns a candidate that is eligible again (freed by that probe, or by anything), or null.
+ */
+export async function afterProbe(
+  deps: { resilience: Pick<ResiliencePort, 'probeInFlight' | 'exclusion'>; clock: Clock },
+  candidates: readonly Target[],
+  signal: AbortSignal,
+): Promise<Target | null> {
+  const pending = deps.resilience.probeInFlight(candidates, deps.clock.now());
+  if (pending !== null) await awaitProbe(deps.clock, pending, signal);
+  if (signal.aborted) return null;
+  const now = deps.clock.now();
+  return candidates.find((t) => deps.resilience.exclusion(t, now) === null) ?? null;
 }
