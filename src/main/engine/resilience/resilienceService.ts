@@ -723,7 +723,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       const waits: Promise<void>[] = [];
       for (const t of targets) {
         const p = probing.get(t.conn.id);
-        // A pick that never reported back (refused before dispatch) is forgotten after the probe wait.
+        // A pick that never reported back (refused before dispatch) stops counting after PROBE_IN_FLIGHT_TTL_MS.
         if (p !== undefined && now - p.at < PROBE_IN_FLIGHT_TTL_MS) waits.push(p.done);
       }
       return waits.length === 0 ? null : Promise.race(waits);
