@@ -5,8 +5,10 @@ import type { AuthClass } from '../../../src/shared/model';
 import {
   CLOSED_RECORD,
   DEGRADED_RECOVERY_SUCCESSES,
+  KEY_LEVEL_BASE_HOLD_MS,
   onConnectionTestOk,
   onProviderFailure as failure,
+  implicatedConnections,
   onProviderSuccess as success,
   parseBreakerRecord,
   stateAt,
@@ -315,3 +317,109 @@ describe('provider breakers (book)', () => {
     expect(b.openCount).toBe(0);
   });
 });
+
+describe('faults that move between keys: key-level openings (issue 19)', () => {
+  const p = PROFILES.apikey;
+  /** Twelve failures alternating over k1 and k2 at `now`, on a provider of three keys; `recentSuccess` as given. */
+  const openOn = (recentSuccess: boolean, now = 0, r: BreakerRecord = CLOSED_RECORD) => {
+    for (let i = 0; i < 12; i++) r = failure(r, now, { status: 503, conn: i % 2 ? 'k2' : 'k1', probe: false, connections: 3, recentSuccess }, p);
+    return r;
+  };
+
+  it('an opening while a key succeeded within the quiet window is key-level: a 2 s hold, doubled by each failed probe, capped by the reset timeout', () => {
+    const r = openOn(true);
+    expect(r).toMatchObject({ state: 'OPEN', wide: false, holdMs: KEY_LEVEL_BASE_HOLD_MS, halfOpenAt: KEY_LEVEL_BASE_HOLD_MS });
+    let now = KEY_LEVEL_BASE_HOLD_MS;
+    let x = r;
+    const holds: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      x = failure(x, now, { status: 503, conn: 'k1', probe: true, connections: 3, recentSuccess: true }, p);
+      holds.push(x.state === 'OPEN' ? x.holdMs : -1);
+      now = x.state === 'OPEN' ? x.halfOpenAt : now;
+    }
+    expect(holds).toEqual([4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+  });
+
+  it('with no success anywhere in the quiet window the opening is provider-wide (§1): the full reset timeout, and a failed probe once the provider stays down is too', () => {
+    expect(openOn(false)).toMatchObject({ state: 'OPEN', wide: true, holdMs: 30_000, halfOpenAt: 30_000 });
+    const reopened = failure(openOn(true), 2_000, { status: 503, conn: 'k1', probe: true, connections: 3, recentSuccess: false }, p);
+    expect(reopened).toMatchObject({ state: 'OPEN', wide: true, halfOpenAt: 32_000 });
+  });
+
+  it('a key-level record takes a failing key’s new failure into its window (held again from now); a provider-wide one ignores a late failure', () => {
+    const key = openOn(true);
+    const after = failure(key, 1_500, { status: 503, conn: 'k3', probe: false, connections: 3, recentSuccess: true }, p);
+    expect(after).toMatchObject({ state: 'OPEN', openedAt: 0, lastFailureAt: 1_500 });
+    expect(implicatedConnections(after).get('k3')).toBe(1_500);
+    const wide = openOn(false);
+    expect(failure(wide, 1_500, { status: 503, conn: 'k3', probe: false, connections: 3 }, p)).toBe(wide);
+  });
+
+  it('a key whose latest outcome is a success is not implicated, whatever it failed before', () => {
+    let r: BreakerRecord = failure(CLOSED_RECORD, 0, { status: 503, conn: 'k3', probe: false, connections: 3 }, p);
+    r = success(r, 1, 'k3', p);
+    r = openOn(true, 2, r);
+    expect(r.state).toBe('OPEN');
+    expect([...implicatedConnections(r).keys()].sort()).toEqual(['k1', 'k2']);
+  });
+
+  it('reads an OPEN record saved before key-level openings as provider-wide', () => {
+    const r = parseBreakerRecord({ state: 'OPEN', failures: 12, lastFailureAt: 5, lastFailureStatus: 503, openedAt: 5, halfOpenAt: 30_005 })!;
+    expect(r).toMatchObject({ wide: true, holdMs: 30_000, opens: 1 });
+    const key = openOn(true, 7);
+    expect(parseBreakerRecord(JSON.parse(JSON.stringify(key)))).toEqual(key);
+  });
+});
+
+describe('provider breakers (book): key-level openings hold only the keys failing now', () => {
+  const book = () => new ProviderBreakers(new MemoryRepo(), { classOf: () => 'apikey', profile: (c) => PROFILES[c] }, () => {});
+  const fail = (b: ProviderBreakers, id: string, now: number) => b.recordFailure(target('glm', id), 503, now, { connections: 3, evidence: true });
+  /** k3 succeeds at 0; then k1 and k2 fail six times each at `at` (k2's last one at `at + lastK2`). */
+  const keyLevel = (at = 100, lastK2 = 0) => {
+    const b = book();
+    b.recordSuccess(target('glm', 'k3'), 0);
+    for (let i = 0; i < 11; i++) fail(b, i % 2 ? 'k2' : 'k1', at);
+    fail(b, 'k2', at + lastK2);
+    return b;
+  };
+
+  it('a key that just succeeded is never held out, not even while a failing key probes', () => {
+    const b = keyLevel();
+    expect(b.view('glm', 100, null).state).toBe('OPEN');
+    expect(b.isKeyLevel('glm')).toBe(true);
+    expect(b.exclusion('glm', 'k3', 100)).toBeNull();
+    expect(b.beginAttempt(target('glm', 'k3'), 100)).toBeNull();
+    // k1's hold is over: its call is the probe; k3 still goes straight through.
+    const probe = target('glm', 'k1');
+    expect(b.beginAttempt(probe, 100 + KEY_LEVEL_BASE_HOLD_MS)).toBeNull();
+    expect(b.exclusion('glm', 'k3', 100 + KEY_LEVEL_BASE_HOLD_MS)).toBeNull();
+    expect(b.exclusion('glm', 'k2', 100 + KEY_LEVEL_BASE_HOLD_MS)).toMatchObject({ reason: 'circuit_open' });
+  });
+
+  it('each failing key is held from its own last failure: the one that failed first is free first', () => {
+    const b = keyLevel(100, 1_500);
+    const now = 100 + KEY_LEVEL_BASE_HOLD_MS;
+    expect(b.exclusion('glm', 'k1', now)).toBeNull();
+    expect(b.exclusion('glm', 'k2', now)).toMatchObject({ reason: 'circuit_open', until: 1_600 + KEY_LEVEL_BASE_HOLD_MS });
+  });
+
+  it('a key-level hold is a guess the last resort may go around; a provider-wide hold never is', () => {
+    const b = keyLevel();
+    expect(b.heldByGuess('glm', 'k1', 500)).toBe(true);
+    expect(b.beginAttempt(target('glm', 'k1'), 500)).toMatchObject({ reason: 'circuit_open' });
+    expect(b.beginAttempt(target('glm', 'k1'), 500, true)).toBeNull();
+    const wide = book();
+    for (let i = 0; i < 12; i++) fail(wide, i % 2 ? 'k2' : 'k1', 100);
+    expect(wide.isKeyLevel('glm')).toBe(false);
+    expect(wide.heldByGuess('glm', 'k1', 500)).toBe(false);
+    expect(wide.beginAttempt(target('glm', 'k1'), 500, true)).toMatchObject({ reason: 'circuit_open', until: 30_100 });
+  });
+
+  it('the success of any key closes it', () => {
+    const b = keyLevel();
+    b.recordSuccess(target('glm', 'k3'), 200);
+    expect(b.view('glm', 200, null).state).toBe('CLOSED');
+    expect(b.exclusion('glm', 'k1', 200)).toBeNull();
+  });
+});
+

@@ -43,6 +43,7 @@ import { checkedModel } from './inboundChecks';
 import { RequestRecord } from './requestRecord';
 import { SameTargetRetries } from './sameTargetRetry';
 import { refusalFor } from './translation';
+import { afterProbe } from './probeWait';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 import { ToolLimits } from '../routing/toolLimits';
 
@@ -226,9 +227,10 @@ async function walkTargets(
 }
 
 /**
- * Every target was excluded or failed. When one of the excluded is out only on a guess of ours (a
- * backoff with no upstream hint, an ejection), probe it once rather than answer an error: the
- * resilience layer picks it and rations such probes per connection (ResiliencePort.lastResort).
+ * Every target was excluded or failed. While some of the excluded are out only on a guess of ours
+ * (a backoff with no upstream hint, an ejection, a key-level breaker hold), probe them one after
+ * another rather than answer an error: the resilience layer picks the likeliest to have recovered
+ * and rations such probes per connection (ResiliencePort.lastResort).
  */
 async function lastResort(
   deps: PipelineDeps,
@@ -239,10 +241,25 @@ async function lastResort(
 ): Promise<'done' | 'next' | 'stop'> {
   if (walk.lastResortUsed || walk.exclusions.length === 0) return 'next';
   walk.lastResortUsed = true;
+  for (let n = walk.exclusions.length; n > 0 && !request.signal.aborted; n--) {
+    const step = await probeGuessed(deps, call, request, record, walk);
+    if (step !== 'next') return step === 'none' ? 'next' : step;
+  }
+  return 'next';
+}
+
+/** One last-resort probe; 'none' when no excluded target may be probed now. */
+async function probeGuessed(
+  deps: PipelineDeps,
+  call: InboundCall,
+  request: RequestSignal,
+  record: RequestRecord,
+  walk: Walk,
+): Promise<'done' | 'next' | 'stop' | 'none'> {
   const at = deps.clock.now();
   const candidates = walk.exclusions.map((e) => e.target).filter((t) => !walk.spent.has(t) && !walk.refusals.bar(t, at));
-  const target = deps.resilience.lastResort(candidates, at);
-  if (target === null) return 'next';
+  const target = deps.resilience.lastResort(candidates, at) ?? (await afterProbe(deps, candidates, request.signal));
+  if (target === null) return 'none';
   let lease: AdmissionLease;
   try {
     lease = await deps.admission.acquire(target, request.signal);

@@ -72,12 +72,19 @@ export interface ResiliencePort {
   orderForProbe(targets: Target[], now: number): Target[];
   /**
    * Every target of a request was excluded. When some of them are out only on a guess of ours —
-   * a model rate-limit backoff the upstream gave no time for, or an outlier ejection — returns the
-   * one to probe now (at most one probe per connection per base cooldown, never within a base
-   * cooldown of its last failure), else null. Known exclusions (an upstream hint, a terminal
-   * state, the breaker, the window gate) are never probed.
+   * a model rate-limit backoff the upstream gave no time for, an outlier ejection, a key-level
+   * breaker hold — returns the one to probe now: the oldest last failure first (at most one pick
+   * per connection per second, never within 250 ms of its last failure), else null. The pipeline
+   * may ask again while its probes fail. Known exclusions (an upstream hint, a terminal state, a
+   * provider-wide breaker, the window gate) are never probed.
    */
   lastResort(targets: readonly Target[], now: number): Target | null;
+  /**
+   * A last-resort probe of one of these targets' connections is in flight (another request's):
+   * resolves when the first of them reports its outcome; null when none is. A request that found
+   * nothing to probe waits on it rather than answer an error built from our guesses.
+   */
+  probeInFlight(targets: readonly Target[], now: number): Promise<void> | null;
   /** Right before dispatch: claims the single HALF_OPEN probe. null = go; an Exclusion = skip. */
   beginAttempt(target: Target, now: number): Exclusion | null;
   onSuccess(target: Target, now: number, info: { ttfbMs: number | null }): void;

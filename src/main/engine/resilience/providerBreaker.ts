@@ -11,6 +11,14 @@
 // good ones never does. A stale CLOSED/DEGRADED window decays on read (R-CB-05, R-CB-15). Any
 // success closes an OPEN breaker: the provider answers, so it must not stay shut. The single
 // HALF_OPEN probe is claimed outside this file (it is process memory, not breaker state).
+//
+// Faults that move between keys (issue 19): an opening is *provider-wide* only when no key of the
+// provider succeeded within the quiet window (or the provider has one usable connection); then §1
+// holds: every implicated key stays out for the full reset timeout. Otherwise the opening is
+// *key-level*: it keeps out only the keys whose latest outcome is a failure, each for a short hold
+// counted from its own last failure (KEY_LEVEL_BASE_HOLD_MS, doubled by each failed probe while the
+// breaker stays open, capped by the reset timeout); a key that did not fail is never held out, and
+// its holds are our guess (the pipeline's last-resort probe may go around them).
 import type { BreakerState } from '../../../shared/model';
 
 export interface BreakerProfile {
@@ -40,12 +48,24 @@ interface Common {
 export type BreakerRecord =
   | ({ state: 'CLOSED' } & Common)
   | ({ state: 'DEGRADED'; successes: number } & Common)
-  | ({ state: 'OPEN'; openedAt: number; halfOpenAt: number } & Common);
+  | ({
+      state: 'OPEN';
+      openedAt: number;
+      halfOpenAt: number;
+      /** Provider-wide opening (§1: full reset timeout); false = key-level (short holds, see above). */
+      wide: boolean;
+      /** How long each implicated key is held out after its own last failure (the reset timeout when wide). */
+      holdMs: number;
+      /** Openings in a row without a close (1 = first); a key-level hold doubles with each. */
+      opens: number;
+    } & Common);
 
 /** Consecutive successes that take a DEGRADED breaker back to CLOSED (R-CB-05 "enough successes"). */
 export const DEGRADED_RECOVERY_SUCCESSES = 3;
 /** The window never holds more outcomes than this, whatever the thresholds and rate. */
 export const MAX_WINDOW_OUTCOMES = 2_000;
+/** A key-level opening's first hold (doubled by each failed probe while the breaker stays open, capped by the reset timeout). */
+export const KEY_LEVEL_BASE_HOLD_MS = 2_000;
 /** A connection id standing for "every connection" (records read back from before windows existed). */
 export const ANY_CONNECTION = '*';
 
@@ -137,11 +157,23 @@ export function windowLevel(w: readonly BreakerOutcome[], p: BreakerProfile, con
   return null;
 }
 
-/** The connections that failed in the window (an OPEN breaker keeps them out until it half-opens). */
-export function implicatedConnections(r: BreakerRecord): Set<string> {
-  const out = new Set<string>();
-  for (const o of r.window) if (!o.ok) out.add(o.conn);
+/**
+ * The connections whose latest outcome in the window is a failure, with that failure's time (an
+ * OPEN breaker keeps them out; a key that succeeded after its failures is never held out).
+ */
+export function implicatedConnections(r: BreakerRecord): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const o of r.window) {
+    if (o.ok) out.delete(o.conn);
+    else out.set(o.conn, o.at);
+  }
   return out;
+}
+
+/** How long a key is held out after its last failure by an opening (the `opens`-th in a row). */
+export function holdFor(wide: boolean, opens: number, p: BreakerProfile): number {
+  if (wide) return p.resetTimeoutMs;
+  return Math.min(p.resetTimeoutMs, KEY_LEVEL_BASE_HOLD_MS * 2 ** Math.min(Math.max(0, opens - 1), 20));
 }
 
 export interface FailureEvent {
@@ -151,6 +183,14 @@ export interface FailureEvent {
   probe: boolean;
   /** Usable connections of the provider (enabled, not terminal): 1 = the failure is always provider-wide. */
   connections: number;
+  /** Some connection of the provider succeeded within the quiet window: an opening now is key-level. */
+  recentSuccess?: boolean;
+}
+
+function opened(now: number, e: FailureEvent, opens: number, common: Common, p: BreakerProfile): BreakerRecord {
+  const wide = e.connections <= 1 || e.recentSuccess !== true;
+  const holdMs = holdFor(wide, opens, p);
+  return { state: 'OPEN', openedAt: now, halfOpenAt: now + holdMs, wide, holdMs, opens, ...common };
 }
 
 /** A provider-level failure (408/500/502/503/504 or a transport failure) that counts as provider-wide evidence. */
@@ -158,25 +198,23 @@ export function onProviderFailure(r: BreakerRecord, now: number, e: FailureEvent
   const from = stateAt(r, now, p);
   const outcome: BreakerOutcome = { at: now, ok: false, conn: e.conn };
   if (r.state === 'OPEN') {
-    // Still OPEN and not the probe: an attempt that started before the breaker opened; it changes nothing.
-    if (from === 'OPEN' && !e.probe) return r;
-    // The probe (or any call in HALF_OPEN) failed: open again for a full reset timeout (R-CB-07).
+    // Not the probe: provider-wide and still OPEN, an attempt that started before the breaker
+    // opened changes nothing; key-level, the key failed now and is held again from now.
+    if (!e.probe && (from === 'OPEN' || !r.wide)) {
+      if (r.wide) return r;
+      const window = push(r.window, outcome, p);
+      return { ...r, window, failures: countFailures(window), lastFailureAt: now, lastFailureStatus: e.status };
+    }
+    // The probe (or any call in HALF_OPEN) failed: open again (R-CB-07), for a full reset timeout
+    // when provider-wide, for a doubled hold when key-level.
     const window = push(r.window, outcome, p);
-    return move(from, {
-      state: 'OPEN',
-      openedAt: now,
-      halfOpenAt: now + p.resetTimeoutMs,
-      failures: countFailures(window),
-      lastFailureAt: now,
-      lastFailureStatus: e.status,
-      window,
-    });
+    return move(from, opened(now, e, r.opens + 1, { failures: countFailures(window), lastFailureAt: now, lastFailureStatus: e.status, window }, p));
   }
   const s = settle(r, now, p);
   const window = push(s.window, outcome, p);
   const common = { failures: countFailures(window), lastFailureAt: now, lastFailureStatus: e.status, window };
   const level = windowLevel(window, p, e.connections);
-  if (level === 'OPEN') return move(from, { state: 'OPEN', openedAt: now, halfOpenAt: now + p.resetTimeoutMs, ...common });
+  if (level === 'OPEN') return move(from, opened(now, e, 1, common, p));
   if (level === 'DEGRADED' || s.state === 'DEGRADED') return move(from, { state: 'DEGRADED', successes: 0, ...common });
   return move(from, { state: 'CLOSED', ...common });
 }
@@ -239,8 +277,14 @@ export function parseBreakerRecord(raw: unknown): BreakerRecord | null {
       return { state: 'CLOSED', ...common };
     case 'DEGRADED':
       return num(o.successes) ? { state: 'DEGRADED', successes: Math.floor(o.successes), ...common } : null;
-    case 'OPEN':
-      return num(o.openedAt) && num(o.halfOpenAt) ? { state: 'OPEN', openedAt: o.openedAt, halfOpenAt: o.halfOpenAt, ...common } : null;
+    case 'OPEN': {
+      if (!num(o.openedAt) || !num(o.halfOpenAt)) return null;
+      // A record from before key-level openings was provider-wide.
+      const wide = typeof o.wide === 'boolean' ? o.wide : true;
+      const holdMs = num(o.holdMs) ? o.holdMs : o.halfOpenAt - o.openedAt;
+      const opens = num(o.opens) ? Math.max(1, Math.floor(o.opens)) : 1;
+      return { state: 'OPEN', openedAt: o.openedAt, halfOpenAt: o.halfOpenAt, wide, holdMs, opens, ...common };
+    }
     default:
       return null;
   }

@@ -3,6 +3,8 @@
 // eligibility read the proxy asks for every candidate. An OPEN breaker keeps out the connections
 // whose failures opened it until it half-opens; a connection that did not fail may probe it early
 // (one probe at a time), so a healthy key is never shut out for a whole reset timeout (issue 9).
+// A key-level opening (a key succeeded within the quiet window, issue 19) holds each failing key
+// only briefly after its own failure and never gates the others (providerBreaker.ts).
 // Persistence happens when a failure or a state change alters a record; successes that only add
 // to the window and reads never write.
 import type { BreakerView, AuthClass } from '../../../shared/model';
@@ -14,6 +16,7 @@ import {
   ANY_CONNECTION,
   CLOSED_RECORD,
   implicatedConnections,
+  quietWindowMs,
   onConnectionTestOk,
   onProviderFailure,
   onProviderSuccess,
@@ -41,8 +44,10 @@ export interface BreakerProfiles {
 
 export class ProviderBreakers {
   private readonly records = new Map<string, BreakerRecord>();
-  /** For each OPEN provider: the connections whose failures are in its window. */
-  private readonly implicated = new Map<string, ReadonlySet<string>>();
+  /** For each OPEN provider: the connections whose latest outcome in its window is a failure, and when. */
+  private readonly implicated = new Map<string, ReadonlyMap<string, number>>();
+  /** When any connection of each provider last succeeded (process memory). */
+  private readonly lastSuccess = new Map<string, number>();
   private readonly probes = new Map<string, ProbeClaim>();
 
   constructor(
@@ -70,34 +75,69 @@ export class ProviderBreakers {
     return this.implicated.has(provider);
   }
 
-  /** Did this connection fail in the window of the provider's OPEN breaker? */
-  isImplicated(provider: string, connectionId: string): boolean {
+  /** When this connection's latest failure in the OPEN breaker's window happened; undefined = not implicated. */
+  private failedAt(provider: string, connectionId: string): number | undefined {
     const s = this.implicated.get(provider);
-    return s !== undefined && (s.has(connectionId) || s.has(ANY_CONNECTION));
+    return s === undefined ? undefined : (s.get(connectionId) ?? s.get(ANY_CONNECTION));
+  }
+
+  /** Is this connection's latest outcome in the window of the provider's OPEN breaker a failure? */
+  isImplicated(provider: string, connectionId: string): boolean {
+    return this.failedAt(provider, connectionId) !== undefined;
+  }
+
+  /** The provider's breaker is OPEN on key-level evidence (a key succeeded recently): its holds are a guess. */
+  isKeyLevel(provider: string): boolean {
+    const r = this.records.get(provider);
+    return r !== undefined && r.state === 'OPEN' && !r.wide;
+  }
+
+  private probeBusy(provider: string, now: number): boolean {
+    const c = this.probes.get(provider);
+    return c !== undefined && now - c.claimedAt < PROBE_CLAIM_TTL_MS;
   }
 
   /**
    * Hot path: null when the target may be called (CLOSED, DEGRADED, HALF_OPEN with its probe
-   * free, or OPEN for a connection that did not fail while its probe is free).
+   * free, or OPEN for a connection that did not fail while its probe is free; key-level: any
+   * connection not failing now, and a failing one once its own hold is over, one probe at a time).
    */
   exclusion(provider: string, connectionId: string, now: number): Exclusion | null {
     const r = this.records.get(provider);
     if (r === undefined || r.state !== 'OPEN') return null;
-    if (now < r.halfOpenAt && this.isImplicated(provider, connectionId)) {
+    if (!r.wide) {
+      const at = this.failedAt(provider, connectionId);
+      if (at === undefined) return null;
+      if (now < at + r.holdMs) {
+        return { reason: 'circuit_open', until: at + r.holdMs, detail: `${provider} breaker is OPEN: this key failed ${now - at} ms ago` };
+      }
+    } else if (now < r.halfOpenAt && this.isImplicated(provider, connectionId)) {
       return { reason: 'circuit_open', until: r.halfOpenAt, detail: `${provider} breaker is OPEN after ${r.failures} provider failures` };
     }
-    const c = this.probes.get(provider);
-    if (c === undefined || now - c.claimedAt >= PROBE_CLAIM_TTL_MS) return null;
+    if (!this.probeBusy(provider, now)) return null;
     return { reason: 'circuit_open', until: now + PROBE_BUSY_RETRY_MS, detail: `${provider} breaker is ${now < r.halfOpenAt ? 'OPEN' : 'HALF_OPEN'} and its probe is in flight` };
   }
 
-  /** Right before dispatch: while OPEN or HALF_OPEN, claims the one probe for this attempt. */
-  beginAttempt(target: Target, now: number): Exclusion | null {
+  /**
+   * Is this connection held out by a key-level opening's hold alone (no probe in flight)? Such a
+   * hold is our guess: the last-resort probe may go around it (`beginAttempt(…, true)`).
+   */
+  heldByGuess(provider: string, connectionId: string, now: number): boolean {
+    return this.isKeyLevel(provider) && this.isImplicated(provider, connectionId) && !this.probeBusy(provider, now);
+  }
+
+  /**
+   * Right before dispatch: while OPEN or HALF_OPEN, claims the one probe for this attempt (key-level:
+   * only a failing key's call is a probe). `lastResort`: a key-level hold does not stop it.
+   */
+  beginAttempt(target: Target, now: number, lastResort = false): Exclusion | null {
     const provider = target.conn.provider;
     const r = this.records.get(provider);
     if (r === undefined || r.state !== 'OPEN') return null;
-    const ex = this.exclusion(provider, target.conn.id, now);
+    const guess = lastResort && this.heldByGuess(provider, target.conn.id, now);
+    const ex = guess ? null : this.exclusion(provider, target.conn.id, now);
     if (ex) return ex;
+    if (!r.wide && !this.isImplicated(provider, target.conn.id)) return null;
     this.probes.set(provider, { holder: target, claimedAt: now });
     this.changed();
     return null;
@@ -124,14 +164,19 @@ export class ProviderBreakers {
     const probe = this.holds(target);
     if (!o.evidence && !probe) return;
     const r = this.records.get(provider) ?? CLOSED_RECORD;
-    const next = onProviderFailure(r, now, { status, conn: target.conn.id, probe, connections: o.connections }, this.profileOf(provider));
-    if (next !== r || probe) this.probes.delete(provider);
+    const p = this.profileOf(provider);
+    const recentSuccess = now - (this.lastSuccess.get(provider) ?? -Infinity) < quietWindowMs(p);
+    const next = onProviderFailure(r, now, { status, conn: target.conn.id, probe, connections: o.connections, recentSuccess }, p);
+    // A key-level record also changes on a failure that is not the probe's: that keeps the claim.
+    const reopened = next.state === 'OPEN' && (r.state !== 'OPEN' || next.openedAt !== r.openedAt);
+    if (probe || reopened || (next !== r && r.state !== 'OPEN')) this.probes.delete(provider);
     this.store(provider, r, next, true);
   }
 
   /** Fast when nothing is stored for the provider (the common case). */
   recordSuccess(target: Target, now: number): void {
     const provider = target.conn.provider;
+    this.lastSuccess.set(provider, now);
     const r = this.records.get(provider);
     if (r === undefined) return;
     if (r.state === 'CLOSED' && r.window.length === 0) return;
@@ -154,6 +199,7 @@ export class ProviderBreakers {
       this.records.delete(p);
       this.implicated.delete(p);
       this.probes.delete(p);
+      this.lastSuccess.delete(p);
       if (had) this.repo.delete(p);
     }
     this.changed();
@@ -196,7 +242,7 @@ export class ProviderBreakers {
 
   private store(provider: string, before: BreakerRecord, next: BreakerRecord, persist: boolean): void {
     if (next === before) return;
-    if (next.state !== before.state || (before.state === 'OPEN' && next.state === 'OPEN')) {
+    if (next.state !== before.state || (before.state === 'OPEN' && next.state === 'OPEN' && next.openedAt !== before.openedAt)) {
       this.log?.info('breaker.transition', { provider, from: before.state, to: next.state, failures: next.failures });
     }
     if (next.state === 'CLOSED' && next.window.length === 0 && next.lastFailureAt === null) {

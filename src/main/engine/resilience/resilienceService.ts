@@ -34,6 +34,7 @@ import type { BreakerProfile } from './providerBreaker';
 import { ProviderBreakers } from './providerBreakers';
 import { ProviderCooldownGate, type WindowGateProfile } from './providerCooldownGate';
 import { quotaFamilyOf } from './quotaFamily';
+import { RecentFailures } from './recentFailures';
 import { meteredPerAccount, type Metering } from './rateLimitScope';
 import { connectionRetrySeconds, MAX_HINT_COOLDOWN_MS, providerRetrySeconds, rateLimitRetryDelay, type RetryDelay } from './retryDelay';
 
@@ -47,6 +48,16 @@ export interface ResilienceDeps {
   /** Last known egress IPs, for the egress-bucketed lockout (absent: only the failing connection cools). */
   egress?: EgressHistory;
 }
+
+/**
+ * A last-resort probe goes around our guesses only for a key whose last failure is at least this
+ * old (a key that failed a moment ago is failing now; issue 19).
+ */
+export const GUESS_PROBE_AGE_MS = 250;
+/** A key gets at most one last-resort probe per this long, however many requests find every target excluded. */
+export const GUESS_PROBE_RATION_MS = 1_000;
+/** A last-resort pick that has not reported back after this long no longer counts as in flight. */
+const PROBE_IN_FLIGHT_TTL_MS = 10_000;
 
 /** Retry-After for a request that finds a connection's probation call in flight. */
 const PROBATION_RETRY_MS = 1_000;
@@ -66,6 +77,9 @@ function providerClass(conns: readonly ConnectionRecord[], provider: string): Au
   }
   return oauth ? 'oauth' : local ? 'local' : 'apikey';
 }
+
+/** Ascending order of two times that may be ±Infinity (no NaN from Infinity − Infinity). */
+const cmp = (a: number, b: number) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Keeps the more distant of two exclusions' end times (the first reason found is reported). */
 function widen(a: Exclusion | null, b: Exclusion | null): Exclusion | null {
@@ -171,6 +185,18 @@ export function createResilience(deps: ResilienceDeps): Resilience {
   const probation = new Map<string, Target>();
   /** When each connection was last probed as a last resort (lastResort). */
   const lastResortAt = new Map<string, number>();
+  /** The attempts lastResort picked (beginAttempt lets them past a key-level breaker hold). */
+  const lastResortPicks = new WeakSet<Target>();
+  /** The last-resort probe in flight per connection, settled by its outcome (probeInFlight). */
+  const probing = new Map<string, { target: Target; at: number; done: Promise<void>; settle: () => void }>();
+  const settleProbe = (target: Target) => {
+    const p = probing.size > 0 ? probing.get(target.conn.id) : undefined;
+    if (p === undefined || p.target !== target) return;
+    probing.delete(target.conn.id);
+    p.settle();
+  };
+  /** When each connection last failed a request (any failure that fails over). */
+  const recent = new RecentFailures();
 
   // Stampede protection (R-CC-14): every dispatched attempt gets a sequence number; a connection
   // remembers the number current when its cooldown was last set. A failure of an attempt numbered
@@ -409,6 +435,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
 
   const onFailure = (target: Target, fIn: UpstreamFailure, now: number): AttemptVerdict => {
     endProbation(target);
+    settleProbe(target);
     const pre = marked.get(target);
     if (pre !== undefined) {
       marked.delete(target);
@@ -424,6 +451,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     const mySeq = attemptSeq.get(target) ?? null;
     attemptSeq.delete(target);
     const v = settings.values;
+    if (c.failover) recent.onFailure(conn.id, now);
 
     // Evidence rule: a failure while a sibling connection of the provider is steadily succeeding
     // is that connection's problem (outlier ejection), not the provider's; while siblings fail
@@ -552,12 +580,14 @@ export function createResilience(deps: ResilienceDeps): Resilience {
           return {
             t,
             rank: probeRank(t, now),
+            failedAt: recent.failedAt(t.conn.id),
             streak: outliers.record(t.conn.provider, t.conn.id).consecutive,
             lastOk: outliers.lastSuccessAt(t.conn.provider, t.conn.id) ?? -Infinity,
           };
         })
-        // Stable: equal candidates keep the selector's order.
-        .sort((a, b) => a.rank - b.rank || a.streak - b.streak || b.lastOk - a.lastOk);
+        // Stable: equal candidates keep the selector's order. The oldest last failure first: the
+        // key failing right now is the least likely to have recovered (issue 19).
+        .sort((a, b) => a.rank - b.rank || cmp(a.failedAt, b.failedAt) || a.streak - b.streak || cmp(b.lastOk, a.lastOk));
       idx.forEach((i, k) => (targets[i] = ranked[k]!.t));
     }
     return targets;
@@ -615,6 +645,9 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       cooldownSeq.delete(id);
       lastUsedPersisted.delete(id);
       lastResortAt.delete(id);
+      probing.get(id)?.settle();
+      probing.delete(id);
+      recent.forget(id);
       probation.delete(id);
     }
   });
@@ -635,40 +668,69 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     lastResort(targets, now) {
       const v = settings.values;
       let best: Target | null = null;
+      let bestFailedAt = Infinity;
       let bestUntil = Infinity;
       for (const t of targets) {
         const conn = t.conn;
         const h = conn.health;
         if (!conn.enabled || isTerminalStatus(h.testStatus)) continue;
-        // The breaker and the window gate have their own probe; never around them.
-        if (breakers.exclusion(conn.provider, conn.id, now) || (v['providerCooldown.enabled'] && gate.exclusion(conn.provider, now))) continue;
-        if (now - (lastResortAt.get(conn.id) ?? -Infinity) < cooldownSettings(conn).baseMs) continue;
+        // The window gate has its own probe; so has a provider-wide breaker. A key-level breaker's
+        // hold is a guess of ours (providerBreaker.ts), so it may be gone around.
+        if (v['providerCooldown.enabled'] && gate.exclusion(conn.provider, now)) continue;
         let until = 0;
+        const held = breakers.exclusion(conn.provider, conn.id, now);
+        if (held) {
+          if (!breakers.heldByGuess(conn.provider, conn.id, now)) continue;
+          until = held.until ?? 0;
+        }
+        // Rationed: not a key that failed a moment ago, nor one probed a moment ago.
+        const failedAt = recent.failedAt(conn.id);
+        if (now - failedAt < GUESS_PROBE_AGE_MS || now - (lastResortAt.get(conn.id) ?? -Infinity) < GUESS_PROBE_RATION_MS) continue;
+        if (probation.size > 0 && probation.has(conn.id)) continue;
         if (h.rateLimitedUntil !== null && h.rateLimitedUntil > now) {
           // Only an ejection is our guess; a cooldown set by the account's own answer is known.
           // (Read from the detector: a straggler's error may have overwritten lastErrorType since.)
           const r = outliers.record(conn.provider, conn.id);
-          if (r.ejectedUntil === null || r.ejectedUntil < h.rateLimitedUntil || r.lastFailureAt === null) continue;
-          if (now - r.lastFailureAt < outlierSettings().baseEjectionMs) continue;
-          until = h.rateLimitedUntil;
+          if (r.ejectedUntil === null || r.ejectedUntil < h.rateLimitedUntil) continue;
+          until = Math.max(until, h.rateLimitedUntil);
         }
         let soft = true;
         for (const e of lockouts.size > 0 ? lockouts.covering(conn.provider, conn.id, t.model, now) : []) {
-          if (e.origin !== 'rate_limit' || e.guessed !== true || now - e.lockedAt < cooldownSettings(conn).baseMs) soft = false;
+          if (e.origin !== 'rate_limit' || e.guessed !== true) soft = false;
           else until = Math.max(until, e.expiresAt);
         }
-        if (!soft || until === 0) continue;
-        if (until < bestUntil) {
+        if (!soft) continue;
+        // The key whose last failure is oldest is the likeliest to have recovered; then the soonest-lifting.
+        if (failedAt < bestFailedAt || (failedAt === bestFailedAt && until < bestUntil)) {
           best = t;
+          bestFailedAt = failedAt;
           bestUntil = until;
         }
       }
-      if (best) lastResortAt.set(best.conn.id, now);
+      if (best) {
+        lastResortAt.set(best.conn.id, now);
+        lastResortPicks.add(best);
+        let settle!: () => void;
+        const done = new Promise<void>((resolve) => (settle = resolve));
+        probing.get(best.conn.id)?.settle();
+        probing.set(best.conn.id, { target: best, at: now, done, settle });
+      }
       return best;
     },
 
+    probeInFlight(targets, now) {
+      if (probing.size === 0) return null;
+      const waits: Promise<void>[] = [];
+      for (const t of targets) {
+        const p = probing.get(t.conn.id);
+        // A pick that never reported back (refused before dispatch) stops counting after PROBE_IN_FLIGHT_TTL_MS.
+        if (p !== undefined && now - p.at < PROBE_IN_FLIGHT_TTL_MS) waits.push(p.done);
+      }
+      return waits.length === 0 ? null : Promise.race(waits);
+    },
+
     beginAttempt(target, now) {
-      const ex = breakers.beginAttempt(target, now);
+      const ex = breakers.beginAttempt(target, now, lastResortPicks.has(target));
       if (ex) return ex;
       const conn = target.conn;
       if (outliers.onProbation(conn.provider, conn.id, now)) {
@@ -687,6 +749,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       const conn = target.conn;
       attemptSeq.delete(target);
       endProbation(target);
+      settleProbe(target);
       breakers.recordSuccess(target, now);
       gate.recordSuccess(conn.provider);
       if (lockouts.size > 0) lockouts.onSuccess(conn.provider, conn.id, target.model, now);
@@ -710,6 +773,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     onAbandon(target) {
       attemptSeq.delete(target);
       endProbation(target);
+      settleProbe(target);
       breakers.release(target);
     },
 
