@@ -48,11 +48,9 @@ describe.skipIf(!ready)('agent conformance: Claude Code first run on an OpenAI-c
     return claude();
   };
 
-  // Known to fail: the engine answers Claude Code's unlisted claude-* id with a 404 whose message
-  // names the three fixes, but Claude Code 2.1.332 does not show a 404's message: it prints its own
-  // "There's an issue with the selected model (…). Run --model to pick a different model." The fix
-  // must reach the user another way (a status Claude Code prints verbatim, e.g. 400).
-  it.fails('the first run ends in success or in an error that names the fix (known to fail: Claude Code hides a 404 model error behind its own text)', async () => {
+  // Claude Code 2.1.332 does not show a 404 model error's message (it prints its own "There's an
+  // issue with the selected model"), so the engine answers it, and only it, with a 400 it prints.
+  it('the first run ends in success or in an error that names the fix', async () => {
     const first = await firstRun();
     const said = first.stdout + first.stderr;
     if (!said.includes(FINAL_TEXT)) expect(said, said.slice(-1500)).toContain('Route model ids');

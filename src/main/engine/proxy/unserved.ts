@@ -102,11 +102,22 @@ export function retryAfterFor(resilience: UnservedDeps['resilience'], targets: r
   return soonest === null ? null : Math.max(1_000, soonest - now);
 }
 
+/**
+ * Claude Code replaces the message of a 404 model error with its own ("There's an issue with the
+ * selected model ... Run --model"), so the fixes our message names never reach its user; a 400 it
+ * prints verbatim. Other clients get Anthropic's and OpenAI's 404. (docs/decisions/agents-0004-claude-code-unknown-model.md)
+ */
+function hidesModelNotFound(call: { req: { headers: Record<string, string | string[] | undefined> } }): boolean {
+  const ua = call.req.headers['user-agent'];
+  return typeof ua === 'string' && ua.startsWith('claude-cli/');
+}
+
 /** Nothing in the plan: the model is unknown, or (a combo) none of its targets can be used at all. */
 export function answerNoRoute(deps: UnservedDeps, record: RequestRecord, plan: RoutePlan): void {
   const combo = plan.combo;
   if (!combo) {
-    return record.fail(new ProxyError(404, 'model_not_found', `model "${record.model}" is not available: ${plan.hint}`, { param: 'model' }));
+    const status = hidesModelNotFound(record.call) ? 400 : 404;
+    return record.fail(new ProxyError(status, 'model_not_found', `model "${record.model}" is not available: ${plan.hint}`, { param: 'model' }));
   }
   const unusable = combo.unusable.map((u) => `${u.provider}/${u.model}: ${u.reason} (${u.detail})`);
   deps.log.warn(`[COMBO] ${strategyTitle(combo.strategy)} selection: no executable targets — ${unusable.join('; ') || 'the combo lists none'}`, {
