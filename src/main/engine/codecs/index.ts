@@ -1,7 +1,7 @@
 // Protocol translation: `codecFor(inbound, upstream)` gives the codec for a pair, or null when the
 // pair is native (byte-for-byte passthrough). Every codec pivots through the neutral model
 // (ir.ts): inbound request → IR → upstream request; upstream response / frames → IR → inbound
-// response / SSE. See ARCHITECTURE.md, "Protocol translation".
+// response / SSE. See docs/decisions/topic-protocol-translation.md.
 import type { ApiShape } from '../streams/shape';
 import { readAnthropicRequest, writeAnthropicRequest } from './anthropicRequest';
 import { AnthropicEventReader, AnthropicEventWriter, readAnthropicMessage, writeAnthropicMessage } from './anthropicResponse';

@@ -29,7 +29,7 @@ export type ProxyErrorCode =
   | 'SEMAPHORE_TIMEOUT'
   | 'SEMAPHORE_QUEUE_FULL'
   | 'internal_error'
-  // Exclusive connection leases (routing/leases/, ARCHITECTURE.md "Session affinity and leases").
+  // Exclusive connection leases (routing/leases/, docs/decisions/topic-session-affinity-and-leases.md).
   | 'lease_scope_missing'
   | 'lease_no_allowed_connections'
   | 'lease_connection_not_allowed'

@@ -1,7 +1,7 @@
 // POST /api/v1/session-leases on the proxy port (R-LS-02): acquire, renew and release an
 // exclusive connection lease with any HTTP client, authenticated by the client key like any proxy
-// call. Fields, TTL bounds and errors are listed in ARCHITECTURE.md ("Session affinity and
-// leases"). Everything is validated before anything is written; the owner value is returned once
+// call. Fields, TTL bounds and errors are listed in docs/decisions/topic-session-affinity-and-leases.md.
+// Everything is validated before anything is written; the owner value is returned once
 // (by acquire) and only its SHA-256 is kept.
 import { z } from 'zod';
 import { isTerminalStatus } from '../../../../shared/model';
