@@ -1,25 +1,10 @@
 // The request log's words for a waited retry of the same target.
 import { describe, expect, it } from 'vitest';
 import type { AttemptEntry } from '../../../src/shared/model';
+import { attemptEntry } from '../../support/builders';
 import { describeRetry } from '../../../src/renderer/lib/retryWords';
 
-const attempt = (retry: AttemptEntry['retry']): AttemptEntry => ({
-  attempt: 2,
-  connectionId: 'c1',
-  connectionName: 'A',
-  provider: 'anthropic',
-  model: 'm',
-  startedAt: 0,
-  status: 200,
-  errorClass: null,
-  errorCode: null,
-  errorMessage: null,
-  ttfbMs: 10,
-  durationMs: 100,
-  failedOver: false,
-  queuedMs: 0,
-  retry,
-});
+const attempt = (retry: AttemptEntry['retry']): AttemptEntry => attemptEntry({ attempt: 2, retry });
 
 describe('retry words', () => {
   it('says how long the attempt waited and that the upstream asked for it', () => {

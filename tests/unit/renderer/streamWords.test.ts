@@ -1,25 +1,10 @@
 // The request log's words for a streamed attempt: figures, the watchdog that ended it, continuation.
 import { describe, expect, it } from 'vitest';
 import type { AttemptEntry } from '../../../src/shared/model';
+import { attemptEntry } from '../../support/builders';
 import { describeStream } from '../../../src/renderer/lib/streamWords';
 
-const attempt = (over: Partial<AttemptEntry>): AttemptEntry => ({
-  attempt: 1,
-  connectionId: 'c1',
-  connectionName: 'A',
-  provider: 'anthropic',
-  model: 'm',
-  startedAt: 0,
-  status: 200,
-  errorClass: null,
-  errorCode: null,
-  errorMessage: null,
-  ttfbMs: 10,
-  durationMs: 100,
-  failedOver: false,
-  queuedMs: 0,
-  ...over,
-});
+const attempt = (over: Partial<AttemptEntry>): AttemptEntry => attemptEntry(over);
 
 describe('stream words', () => {
   it('says when the first output came, and what was read', () => {

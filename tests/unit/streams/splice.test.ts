@@ -2,6 +2,7 @@
 // tail of at least MIN_OVERLAP characters after a "continue" turn), and the continuation's own
 // start and reasoning are dropped while its output usage is added to what the client was told.
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../src/main/engine/random';
 import { AnthropicEventWriter } from '../../../src/main/engine/codecs/anthropicResponse';
 import { emptyUsage } from '../../../src/main/engine/codecs/ir';
 import type { IrWriter } from '../../../src/main/engine/codecs/ir';
@@ -91,17 +92,11 @@ function splice(seen: string, text: string, mode: ContinuationMode, size = 7): {
 /** `n` distinct words "word0 word1 …" (so a repeat is never accidental). */
 const wordsOf = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `word${from + i} `).join('');
 
-/** A small deterministic generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small deterministic generator (the engine's mulberry32). */
+const rng = (seed: number): (() => number) => {
+  const r = seededRandom(seed);
+  return () => r.next();
+};
 
 describe('overlap against everything the client has (answers of any length)', () => {
   const long = wordsOf(0, 700); // more than 5,000 characters
