@@ -1,4 +1,4 @@
-// The technical name behind a plain-language label, one click away: a small "ⓘ" button that
+// The technical name behind a plain-language label, one click away: a small circled "i" button (drawn in CSS, so no font needs the ⓘ glyph) that
 // reveals the name (a setting key, an error code, a requirement id) in monospace. Closed, the name
 // is not rendered at all, so what a user reads by default stays plain (tests/e2e/jargon.ts).
 import { useState } from 'react';
@@ -18,7 +18,7 @@ export function TechName({ name, label = 'Show the technical name' }: { name: st
           setOpen((v) => !v);
         }}
       >
-        ⓘ
+        i
       </button>
       {open && (
         <code className="mono tech-name-value" data-tech-name>
