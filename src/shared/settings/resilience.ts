@@ -83,7 +83,7 @@ const windowGate = <C extends 'oauth' | 'apikey' | 'local'>(
     group: 'providerCooldown',
     resilience: true,
     label: `Time window for counting failures (${who})`,
-    description: `For ${who}: the stretch of time over which their provider\'s failures are counted.`,
+    description: `For ${who}: the stretch of time over which their provider's failures are counted.`,
     default: d.failureWindowMs,
     min: 1 * SEC,
     max: DAY,
