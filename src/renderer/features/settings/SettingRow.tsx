@@ -34,7 +34,10 @@ export const SOURCE_LABEL: Record<SettingSource, string> = {
 };
 const SOURCE_TONE: Record<SettingSource, Tone> = { default: 'neutral', persisted: 'accent', env: 'info', cli: 'warn', connection: 'info' };
 
-/** A name the user needs to type (an environment variable, a flag): shown as such, not hidden. */
+/**
+ * A name or literal the user needs to type (an environment variable, a flag, a scope list): shown
+ * as written, marked like a revealed technical name so the jargon check leaves it alone.
+ */
 const Typed = ({ children }: { children: string }) => (
   <code className="mono" data-tech-name>
     {children}
@@ -48,7 +51,6 @@ function SourceLine({ s }: { s: SettingView }) {
   let text: ReactNode = null;
   switch (s.source) {
     case 'default':
-      text = 'The built-in default.';
       break;
     case 'persisted':
       text = envSet ? (
@@ -163,7 +165,10 @@ export function SettingRow({ setting: s, technicalMatch = false }: { setting: Se
         <div id={`${id}-meta`} className="setting-meta">
           <SourceLine s={s} />
           {range && <span className="meta-item">Allowed: {range}</span>}
-          <span className="meta-item">Default: {show(s, s.default)}</span>
+          <span className="meta-item">
+            Default: {textual && s.default !== '' ? <Typed>{String(s.default)}</Typed> : show(s, s.default)}
+          </span>
+          {s.type === 'json' && !textual && s.shape && <span className="meta-item">Expected: {s.shape}</span>}
           {s.restartRequired && <span className="meta-item warn-text">Applies after a restart.</span>}
           {s.envRejected && (
             <span className="meta-item warn-text">
