@@ -9,10 +9,17 @@ import { startServe, type Headless } from './headless';
 import { findJargon } from './jargon';
 import { goTo, openDashboard } from './ui';
 
+/** The part of the DOM this file uses (it is type-checked without the DOM library). */
+interface ReadableNode {
+  querySelectorAll(selector: string): Iterable<{ remove(): void }>;
+  innerText?: string;
+  textContent: string | null;
+}
+
 /** The text a user reads in the page's main area, without the technical names a click revealed. */
 async function readableText(page: Page): Promise<string> {
   return page.locator('main').evaluate((el) => {
-    const clone = el.cloneNode(true) as HTMLElement;
+    const clone = el.cloneNode(true) as unknown as ReadableNode;
     for (const t of clone.querySelectorAll('[data-tech-name]')) t.remove();
     return clone.innerText || clone.textContent || '';
   });
