@@ -347,6 +347,10 @@ export interface SettingView {
   restartRequired: boolean;
   /** The command-line flag that sets this value for this run (source `cli`); it cannot be saved meanwhile. */
   cliFlag: string | null;
+  /** The environment variable `envValue` was read from (null when none of `env` is set). */
+  envName: string | null;
+  /** An environment variable of this setting that is set but unreadable, so it was ignored. */
+  envRejected: string | null;
 }
 
 export interface SettingsView {

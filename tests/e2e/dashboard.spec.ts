@@ -135,25 +135,27 @@ test('agent setup, client keys, settings, breakers, request log and app pages', 
   await expect(page.getByRole('table', { name: 'Attempts' })).toContainText('served');
   await page.screenshot({ path: info.outputPath('request-log.png'), fullPage: true });
 
-  // Resilience settings: invalid input shows the error and saves nothing; a saved value can be reset.
+  // Resilience settings: invalid input shows the error as it is typed and saves nothing; a saved value can be reset.
   await goTo(page, 'Resilience settings');
-  const field = page.getByLabel('API-key base cooldown', { exact: true });
+  await page.getByRole('button', { name: 'Cooldowns and lockouts' }).click();
+  const field = page.getByLabel('First cooldown (API-key and local connections)', { exact: true });
+  const saveButton = page.getByRole('button', { name: 'Save First cooldown (API-key and local connections)' });
   const before = await field.inputValue();
   await field.fill('soon');
-  await page.getByRole('button', { name: 'Save API-key base cooldown' }).click();
   await expect(page.getByText('must be a number')).toBeVisible();
+  await expect(saveButton).toBeDisabled();
   await field.fill('99999999999');
-  await page.getByRole('button', { name: 'Save API-key base cooldown' }).click();
   await expect(page.getByText(/must be between/)).toBeVisible();
+  await expect(saveButton).toBeDisabled();
   const saved = await app.api<{ settings: { key: string; source: string; value: unknown }[] }>('GET', '/api/settings');
   expect(saved.settings.find((s) => s.key === 'connectionCooldown.apikeyBaseMs')).toMatchObject({ source: 'default', value: Number(before) });
   await field.fill('4000');
-  await page.getByRole('button', { name: 'Save API-key base cooldown' }).click();
+  await saveButton.click();
   const rowEl = page.locator('[data-setting="connectionCooldown.apikeyBaseMs"]');
-  await expect(rowEl.getByText('saved', { exact: true })).toBeVisible();
+  await expect(rowEl.getByText('Saved', { exact: true }).first()).toBeVisible();
   await page.screenshot({ path: info.outputPath('settings.png'), fullPage: true });
-  await page.getByRole('button', { name: 'Reset API-key base cooldown' }).click();
-  await expect(rowEl.getByText('default', { exact: true })).toBeVisible();
+  await page.getByRole('button', { name: 'Reset First cooldown (API-key and local connections)' }).click();
+  await expect(rowEl.getByText('Default', { exact: true })).toBeVisible();
   await expect(field).toHaveValue(before);
 
   await goTo(page, 'Provider breakers');
@@ -163,7 +165,7 @@ test('agent setup, client keys, settings, breakers, request log and app pages', 
 
   await goTo(page, 'Cooldown manager');
   await expect(page.getByText('Nothing is cooling down')).toBeVisible();
-  await expect(page.getByLabel('Cool connections on stream stalls')).toBeVisible();
+  await expect(page.getByLabel('Cool a connection whose stream stalls')).toBeVisible();
   await page.screenshot({ path: info.outputPath('cooldowns.png'), fullPage: true });
 
   // App & token: the data folder and the management token.

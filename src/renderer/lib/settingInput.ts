@@ -7,10 +7,13 @@ import { formatRange, UNIT_LABEL } from './format';
 
 export type ParsedSetting = { ok: true; value: unknown } | { ok: false; message: string };
 
+/** A structured setting whose value is one string (a URL, a client id): edited as plain text, not JSON. */
+export const isTextSetting = (s: Pick<SettingView, 'type' | 'default'>): boolean => s.type === 'json' && typeof s.default === 'string';
+
 /** The text an input shows for a value. */
-export function settingText(s: Pick<SettingView, 'type' | 'value'>, value: unknown = s.value): string {
+export function settingText(s: Pick<SettingView, 'type' | 'value' | 'default'>, value: unknown = s.value): string {
   if (value === null || value === undefined) return '';
-  if (s.type === 'json') return JSON.stringify(value, null, 2);
+  if (s.type === 'json') return typeof value === 'string' && isTextSetting(s) ? value : JSON.stringify(value, null, 2);
   return String(value);
 }
 
@@ -41,6 +44,10 @@ export function parseSettingText(s: SettingView, text: string): ParsedSetting {
       break;
     }
     case 'json':
+      if (isTextSetting(s)) {
+        value = t;
+        break;
+      }
       try {
         value = JSON.parse(t === '' ? 'null' : t);
       } catch {
@@ -63,10 +70,7 @@ export function rangeMessage(min: number | null, max: number | null, unit: Setti
 export function checkSettingValue(key: string, value: unknown): ParsedSetting {
   if (value === null) return { ok: true, value: null };
   const r = validatePatch({ [key]: value });
-  if (!r.ok) {
-    const prefix = `${key} `;
-    return { ok: false, message: r.message.startsWith(prefix) ? r.message.slice(prefix.length) : r.message };
-  }
+  if (!r.ok) return { ok: false, message: withoutKey(key, r.message) };
   if (r.adjusted.length) {
     // The API would clamp it; the dashboard says so instead of saving a different number.
     const def = settingDefs[key as SettingKey];
@@ -89,4 +93,29 @@ export function crossFieldError(key: string, value: unknown, current: Record<str
     if (typeof max === 'number' && value > max) return 'must not exceed the longest lockout duration';
   }
   return null;
+}
+
+/**
+ * The shared validator names the setting and the item ("providerErrorRules[3].cooldownMs must
+ * be ..."); next to the field the key is noise, and the item reads better as a number from 1.
+ */
+function withoutKey(key: string, message: string): string {
+  if (!message.startsWith(key)) return message;
+  const rest = message.slice(key.length);
+  const item = /^\[(\d+)\]\.?([A-Za-z0-9_.]*)\s+/.exec(rest);
+  if (item) return `item ${Number(item[1]) + 1}${item[2] ? `, ${item[2]}` : ''}: ${rest.slice(item[0].length)}`;
+  const field = /^\.([A-Za-z0-9_.-]+)\s+/.exec(rest);
+  if (field) return `${field[1]}: ${rest.slice(field[0].length)}`;
+  return rest.trimStart();
+}
+
+/**
+ * What a typed value would do, checked as the user types (before anything is sent): the value to
+ * save, or why it is refused, including the rules that involve another, already saved value.
+ */
+export function checkDraft(s: SettingView, text: string, current: Record<string, unknown>): ParsedSetting {
+  const parsed = parseSettingText(s, text);
+  if (!parsed.ok) return parsed;
+  const cross = crossFieldError(s.key, parsed.value, current);
+  return cross ? { ok: false, message: cross } : parsed;
 }

@@ -9,9 +9,9 @@ export const admissionSettings = {
   'requestQueue.maxWaitMs': int({
     group: 'requestQueue',
     resilience: true,
-    label: 'Queue wait budget',
+    label: 'Longest wait before sending',
     description:
-      'Longest time a request to a protected connection may wait before dispatch (queue, pause and concurrency slots together); past it the request fails with RATE_LIMIT_QUEUE_TIMEOUT and never reaches the upstream. It never limits a response in progress.',
+      'Longest a request to a connection with rate-limit protection may wait before it is sent (queue, pauses and concurrency slots together); past it the request fails with a queue timeout and never reaches the provider. A response under way is never cut.',
     default: 30_000,
     min: 1,
     max: DAY,
@@ -22,9 +22,9 @@ export const admissionSettings = {
   'requestQueue.executionMaxWaitMs': int({
     group: 'requestQueue',
     resilience: true,
-    label: 'Execution budget',
+    label: 'Longest wait for a response to start',
     description:
-      'Safeguard on a dispatched request until its response starts (raised to the upstream response-headers timeout when that is longer). Expiry answers 504 RATE_LIMIT_EXECUTION_TIMEOUT; a response already streaming is never cut.',
+      'A safeguard on a sent request until its response starts (never shorter than the time for a provider to start answering); past it the client gets a 504 timeout. A response already streaming is never cut.',
     default: 600_000,
     min: 1,
     max: DAY,
@@ -35,8 +35,8 @@ export const admissionSettings = {
   'requestQueue.maxQueueDepth': int({
     group: 'requestQueue',
     resilience: true,
-    label: 'Queue depth cap',
-    description: 'Most requests that may wait per protected connection; more are refused at once with RATE_LIMIT_QUEUE_FULL. 0 = no cap.',
+    label: 'Most requests waiting per connection',
+    description: 'Most requests that may wait for one protected connection; more are refused at once with a queue-full error. 0: no limit.',
     default: 0,
     min: 0,
     max: 100_000,
@@ -48,7 +48,7 @@ export const admissionSettings = {
     resilience: true,
     label: 'Protect API-key connections automatically',
     description:
-      'Route every API-key connection through its rate-limit queue. The env var RATE_LIMIT_AUTO_ENABLE, when set, wins over this value.',
+      'Send the requests of every API-key connection through its rate-limit queue. Its environment variable, when set, wins over the value saved here.',
     default: true,
     env: ['RATE_LIMIT_AUTO_ENABLE'],
     envOverridesPersisted: true,
@@ -56,17 +56,17 @@ export const admissionSettings = {
   'quotaShareConcurrencyLimit.enabled': bool({
     group: 'concurrency',
     resilience: true,
-    label: 'Shared-quota serialisation',
+    label: 'Take turns on connections with a concurrency limit',
     description:
-      'Serialise requests to a connection that sets Max concurrent instead of flooding the account. It fails open: a request that waits longer than the concurrency wait timeout, or finds the wait queue full, goes ahead without a slot.',
+      'A connection that sets "Max concurrent" gets its requests that many at a time instead of all at once. A request that waits longer than the wait below, or finds too many waiting, goes ahead anyway.',
     default: true,
   }),
   'concurrency.waitTimeoutMs': int({
     group: 'concurrency',
     resilience: true,
-    label: 'Concurrency wait timeout',
+    label: 'Longest wait for a concurrency slot',
     description:
-      'Longest wait for a concurrency slot (connection or per-model cap) before SEMAPHORE_TIMEOUT; on a protected connection the queue wait budget also applies. Shared-quota waits this long proceed without a slot.',
+      'Longest wait for a free slot under a connection\'s or a model\'s concurrency limit before the request fails with a timeout (the queue\'s longest wait also applies on a protected connection). A take-turns wait this long goes ahead anyway.',
     default: 30_000,
     min: 1,
     max: DAY,
@@ -75,8 +75,8 @@ export const admissionSettings = {
   'concurrency.maxWaiting': int({
     group: 'concurrency',
     resilience: true,
-    label: 'Concurrency queue length',
-    description: 'Most requests that may wait for one concurrency gate; more get SEMAPHORE_QUEUE_FULL at once (shared-quota waits proceed without a slot instead).',
+    label: 'Most requests waiting for a slot',
+    description: 'Most requests that may wait for one concurrency limit; more are refused at once (a take-turns wait goes ahead anyway instead).',
     default: 1_000,
     min: 0,
     max: 100_000,

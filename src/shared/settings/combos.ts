@@ -39,9 +39,9 @@ export const comboSettings = {
   'comboCooldownWait.enabled': bool({
     group: 'combos',
     resilience: true,
-    label: 'Wait out short cooldowns',
+    label: 'Wait out short pauses',
     description:
-      'When every target of a combo (or of a plain model, see below) is held back by a short, self-lifting cooldown, lockout or open breaker, wait for the earliest one and send again instead of answering 429/503. Never waits on quota exhaustion, credential or not-found errors. A combo opts out with options.comboCooldownWaitEnabled = false.',
+      'When every connection of a combo (or of a plain model, see below) is held back by a short pause that ends by itself (a cooldown, a lockout or an open breaker), wait for the first to end and send again instead of answering 429 or 503. Never for a used-up quota, bad credentials or an unknown model. A combo can turn this off in its own options.',
     default: true,
   }),
   'cooldownWait.plainModels': bool({
@@ -49,7 +49,7 @@ export const comboSettings = {
     resilience: true,
     label: 'Also wait for plain models',
     description:
-      'Requests for a model (not a combo) wait out short cooldowns too, with the same limits below. Only while "Wait out short cooldowns" is on.',
+      'Requests for a model (not a combo) wait out short pauses too, with the same limits below. Only while "Wait out short pauses" is on.',
     default: true,
     env: ['SWITCHYARD_PLAIN_MODEL_COOLDOWN_WAIT'],
   }),
@@ -57,7 +57,7 @@ export const comboSettings = {
     group: 'combos',
     resilience: true,
     label: 'Longest single wait',
-    description: 'A cooldown that lifts later than this is not waited for; the client gets 429 (or 503) with Retry-After instead.',
+    description: 'A pause that ends later than this is not waited for; the agent gets a 429 (or 503) saying when to retry instead.',
     default: 30 * SEC,
     min: 1,
     max: 10 * MIN,
@@ -87,7 +87,7 @@ export const comboSettings = {
     group: 'combos',
     label: 'Context windows',
     description:
-      'Context window (tokens) per model or model-id prefix, over the built-in catalog. Used by context-optimized combos and by the context-length fallback (only a larger window is tried after "prompt is too long").',
+      'Context window (in tokens) per model or start of a model name, over the built-in list. Used by combos that pick by context size, and after "prompt is too long" (only a larger window is tried next).',
     default: {},
     schema: contextWindowsSchema,
     shape: '{ "model-or-prefix": tokens }, e.g. { "my-local-model": 32768 }',
@@ -95,7 +95,7 @@ export const comboSettings = {
   'combos.modelPrices': json<Record<string, { input: number; output: number }>>({
     group: 'combos',
     label: 'Model prices',
-    description: 'USD per million input and output tokens per model or prefix, over the built-in catalog (cost-optimized and auto combos).',
+    description: 'US dollars per million input and output tokens, per model or start of a model name, over the built-in list (used by combos that pick by cost, and by auto).',
     default: {},
     schema: modelPricesSchema,
     shape: '{ "model-or-prefix": { "input": usd, "output": usd } } per million tokens',
@@ -104,7 +104,7 @@ export const comboSettings = {
     group: 'combos',
     label: 'Auto strategy weights',
     description:
-      'How much each signal counts in the auto strategy\'s score (0-100 each): health (cooldown history), latency, error rate, rate-limit headroom and cost. Omitted signals keep their default weight (3, 2, 2, 2, 1).',
+      'How much each signal counts when an auto combo scores its connections (0 to 100 each): health (recent cooldowns), speed, error rate, rate-limit room left and cost. Signals left out keep their default weight (3, 2, 2, 2, 1).',
     default: {},
     schema: autoWeightsSchema,
     shape: '{ health?, latency?, errorRate?, headroom?, cost? } (0-100 each)',

@@ -108,7 +108,7 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 export const errorRuleSettings = {
   providerErrorRules: json<OperatorErrorRule[]>({
     group: 'errorRules',
-    label: 'Operator error rules',
+    label: 'Your error rules',
     description:
       'Your own rules for provider errors, checked first (the first match wins): a status and/or a case-insensitive piece of the error text, the reason, what it holds against (model, connection or provider) and for how long. They see the full error text and their scope is always honoured.',
     default: [],
@@ -118,7 +118,7 @@ export const errorRuleSettings = {
   }),
   providerErrorDefaults: json<ProviderErrorDefaults>({
     group: 'errorRules',
-    label: 'Per-provider error defaults',
+    label: 'Error handling per provider',
     description:
       'For a provider, how long a 402, 403, 408, 429 or 5xx that no rule matched holds the connection (or model, or provider): the longer of this and the upstream\'s own retry hint. Request errors (400, 404, 409, 413, 422) and 401 keep their own handling.',
     default: {},
@@ -128,9 +128,9 @@ export const errorRuleSettings = {
   }),
   'egress.probeUrl': json<string>({
     group: 'errorRules',
-    label: 'Egress IP probe URL',
+    label: 'Address that tells a connection\'s outgoing IP',
     description:
-      'An IP-echo service (answers the caller\'s IP as text or JSON, e.g. https://api.ipify.org) asked through each connection\'s own route (its outbound proxy, if any) at most every 5 minutes while it serves traffic. The IP is recorded per attempt in the request log and lets the egress-bucketed lockout cool connections that share an IP. Empty: off (nothing is asked).',
+      'An IP-echo service (answers the caller\'s IP as text or JSON, e.g. https://api.ipify.org) asked through each connection\'s own route (its outbound proxy, if any) at most every 5 minutes while it serves traffic. The IP is shown per attempt in the request log and lets a rate limit on one connection also rest the others that share its IP. Empty: off (nothing is asked).',
     default: '',
     schema: z.union([z.literal(''), httpUrl]),
     shape: 'an http(s) URL string, or "" for off',

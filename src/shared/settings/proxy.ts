@@ -9,7 +9,7 @@ export const proxySettings = {
     group: 'proxy',
     label: 'Proxy port',
     description:
-      'Port of the local proxy (127.0.0.1 only) that agents call. 0 picks a free port. Changing it moves the listener at once; the --proxy-port option of the serve command sets it for one run instead.',
+      'Port of the local proxy (127.0.0.1 only) that agents call; 0 picks a free port. A change moves the proxy at once. Starting the headless app with --proxy-port sets it for that run instead.',
     default: 8480,
     min: 0,
     max: 65535,
@@ -28,9 +28,9 @@ export const proxySettings = {
   }),
   'proxy.headersTimeoutMs': int({
     group: 'proxy',
-    label: 'Request headers timeout',
+    label: 'Time to send the request headers',
     description:
-      'Time a client may take to send the request line and headers. A slower client gets 408 and its connection is closed. Never longer than the request timeout.',
+      'Time an agent may take to send the start of a request (its headers). A slower one gets a 408 timeout and is disconnected. Never longer than the time to upload a request.',
     default: 60_000,
     min: 1_000,
     max: 10 * MIN,
@@ -39,9 +39,9 @@ export const proxySettings = {
   }),
   'proxy.requestTimeoutMs': int({
     group: 'proxy',
-    label: 'Request upload timeout',
+    label: 'Time to upload a request',
     description:
-      'Time a client may take to send one whole request (headers and body). A slower client gets 408 and its connection is closed. The response does not count: long streams are never cut by this.',
+      'Time an agent may take to send one whole request. A slower one gets a 408 timeout and is disconnected. The answer does not count: long streams are never cut by this.',
     default: 5 * MIN,
     min: 1_000,
     max: 60 * MIN,
@@ -61,9 +61,9 @@ export const proxySettings = {
   'sameTargetRetry.maxRetries': int({
     group: 'proxy',
     resilience: true,
-    label: 'Same-target retries',
+    label: 'Retries on the same connection',
     description:
-      'How many times a failed attempt may be sent again to the same connection and model, after a short wait, before the request moves on to another model. Taken only when the upstream asked for a wait no longer than "Longest hinted wait", or answered a plain 500/502/503/529 without one, and only when the next target would be a different model. 0 turns it off. Never after anything reached the client. A retry is a wait: it follows "Wait out short cooldowns" (and a combo\'s opt-out), its longest single wait and its budget. A combo may set its own count (options.sameTargetRetries).',
+      'How many times a failed attempt is sent again to the same connection and model after a short wait, instead of moving on to a different model: only when the provider asked for a wait no longer than the one below, or answered a plain server error (500, 502, 503, 529), and never after anything reached the agent. 0 turns it off. A retry counts as a wait (see "Wait out short pauses"); a combo may set its own count.',
     default: 1,
     min: 0,
     max: 5,
@@ -73,9 +73,9 @@ export const proxySettings = {
   'sameTargetRetry.maxHintedWaitMs': int({
     group: 'proxy',
     resilience: true,
-    label: 'Longest hinted wait',
+    label: 'Longest wait the provider may ask for',
     description:
-      'A same-target retry waits the time the upstream asked for (Retry-After, or the retry delay in its error body) only when that is at most this long; a longer wait fails over to the next target at once.',
+      'A retry on the same connection waits the time the provider asked for (Retry-After, or the delay in its error text) only when it is at most this long; a longer one moves on to the next connection at once.',
     default: 5_000,
     min: 0,
     max: MIN,
@@ -85,9 +85,9 @@ export const proxySettings = {
   'sameTargetRetry.unhintedDelayMs': int({
     group: 'proxy',
     resilience: true,
-    label: 'Wait before a retry without a hint',
+    label: 'Wait before a retry the provider gave no time for',
     description:
-      'After a 500, 502, 503 or 529 that says nothing about when to retry, the same target is tried again after this long (when the retries allow one). 0: such errors are never retried on the same target.',
+      'After a 500, 502, 503 or 529 that says nothing about when to retry, the same connection is tried again after this long (when retries are left). 0: such errors are never retried on the same connection.',
     default: 750,
     min: 0,
     max: 10_000,
@@ -96,8 +96,8 @@ export const proxySettings = {
   }),
   'upstream.connectTimeoutMs': int({
     group: 'upstream',
-    label: 'Connect timeout',
-    description: 'Time allowed to open a TCP/TLS connection to an upstream before the attempt fails over.',
+    label: 'Time to connect to a provider',
+    description: 'Time allowed to open a connection to a provider before the attempt moves on to the next one.',
     default: 10_000,
     min: 100,
     max: 10 * MIN,
@@ -107,9 +107,9 @@ export const proxySettings = {
   }),
   'upstream.headersTimeoutMs': int({
     group: 'upstream',
-    label: 'Response-headers (fetch-start) timeout',
+    label: 'Time for a provider to start answering',
     description:
-      'Time allowed between sending a request and receiving the upstream response headers. Reasoning models can take minutes before their first byte.',
+      'Time allowed between sending a request and the start of the provider\'s answer. Reasoning models can take minutes before their first byte.',
     default: 10 * MIN,
     min: 1_000,
     max: DAY,
@@ -119,8 +119,8 @@ export const proxySettings = {
   }),
   'upstream.idleTimeoutMs': int({
     group: 'upstream',
-    label: 'Stream idle timeout',
-    description: 'Longest silence allowed between two chunks of an upstream response body.',
+    label: 'Longest silence inside an answer',
+    description: 'Longest time a provider\'s answer may send nothing at all between two pieces.',
     default: 5 * MIN,
     min: 1_000,
     max: 60 * MIN,
@@ -130,8 +130,8 @@ export const proxySettings = {
   }),
   'logs.retentionDays': int({
     group: 'logs',
-    label: 'Request log retention',
-    description: 'Request log rows older than this are deleted.',
+    label: 'Keep the request log for',
+    description: 'Requests older than this are deleted from the log.',
     default: 7,
     min: 1,
     max: 365,
@@ -139,7 +139,7 @@ export const proxySettings = {
   }),
   'logs.maxRows': int({
     group: 'logs',
-    label: 'Request log size',
+    label: 'Most requests kept in the log',
     description: 'At most this many requests are kept in the log; the oldest go first.',
     default: 20_000,
     min: 100,
@@ -148,9 +148,9 @@ export const proxySettings = {
   }),
   'routing.strategy': oneOf({
     group: 'routing',
-    label: 'Selection within a priority',
+    label: 'Choice among connections of equal priority',
     description:
-      'How a connection is chosen among the eligible ones that share the best priority. Round-robin takes turns; fill-first always uses the first; power-of-two-choices picks the less busy of two at random (and, with a latency weight, the faster).',
+      'How a connection is chosen among the usable ones that share the best priority: round-robin takes turns, fill first always uses the first, power of two choices picks the less busy of two at random (and, if you prefer faster ones, the faster).',
     default: 'round-robin',
     options: [
       { value: 'round-robin', label: 'Round-robin' },

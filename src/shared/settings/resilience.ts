@@ -15,7 +15,7 @@ type BreakerKeys<C extends string> =
 const breakerProfile = <C extends 'oauth' | 'apikey' | 'local'>(
   cls: C,
   envCls: 'OAUTH' | 'API_KEY' | 'LOCAL',
-  label: string,
+  who: string,
   d: { degradationThreshold?: number; failureThreshold: number; resetTimeoutMs: number },
 ) => {
   const out: Record<string, IntDef> = {};
@@ -23,8 +23,8 @@ const breakerProfile = <C extends 'oauth' | 'apikey' | 'local'>(
     out[`providerBreaker.${cls}.degradationThreshold`] = int({
       group: 'providerBreaker',
       resilience: true,
-      label: `${label}: degrade after`,
-      description: `Provider failures (408/500/502/503/504) after which a ${label} provider is shown DEGRADED; traffic still flows.`,
+      label: `Show as degraded after (${who})`,
+      description: `For ${who}: after this many timeouts or server errors (408, 500, 502, 503, 504) their provider is shown as degraded; requests still go through.`,
       default: d.degradationThreshold,
       min: 1,
       max: 1000,
@@ -35,8 +35,8 @@ const breakerProfile = <C extends 'oauth' | 'apikey' | 'local'>(
   out[`providerBreaker.${cls}.failureThreshold`] = int({
     group: 'providerBreaker',
     resilience: true,
-    label: `${label}: open after`,
-    description: `Provider failures after which the ${label} breaker opens and the whole provider is skipped.`,
+    label: `Open the breaker after (${who})`,
+    description: `For ${who}: after this many timeouts or server errors the breaker opens and their whole provider is left out of routing.`,
     default: d.failureThreshold,
     min: 1,
     max: 1000,
@@ -46,8 +46,8 @@ const breakerProfile = <C extends 'oauth' | 'apikey' | 'local'>(
   out[`providerBreaker.${cls}.resetTimeoutMs`] = int({
     group: 'providerBreaker',
     resilience: true,
-    label: `${label}: reset timeout`,
-    description: `How long an open ${label} breaker waits before it lets one probe request through (HALF_OPEN).`,
+    label: `Breaker pause (${who})`,
+    description: `For ${who}: how long an open breaker keeps their provider out before it lets one trial request through; a success closes it again.`,
     default: d.resetTimeoutMs,
     min: 1 * SEC,
     max: DAY,
@@ -65,14 +65,14 @@ type GateKeys<C extends string> =
 const windowGate = <C extends 'oauth' | 'apikey' | 'local'>(
   cls: C,
   envCls: 'OAUTH' | 'API_KEY' | null,
-  label: string,
+  who: string,
   d: { failureThreshold: number; failureWindowMs: number; cooldownMs: number },
 ): Record<GateKeys<C>, IntDef> => ({
   [`providerCooldown.${cls}.failureThreshold`]: int({
     group: 'providerCooldown',
     resilience: true,
-    label: `${label}: failures in window`,
-    description: `Failures within the window after which a ${label} provider is skipped (window gate).`,
+    label: `Failures that pause the provider (${who})`,
+    description: `For ${who}, while the provider pause is on: this many failures within the time window below leave their provider out for the pause below.`,
     default: d.failureThreshold,
     min: 1,
     max: 10_000,
@@ -82,8 +82,8 @@ const windowGate = <C extends 'oauth' | 'apikey' | 'local'>(
   [`providerCooldown.${cls}.failureWindowMs`]: int({
     group: 'providerCooldown',
     resilience: true,
-    label: `${label}: window`,
-    description: `Window over which ${label} provider failures are counted.`,
+    label: `Time window for counting failures (${who})`,
+    description: `For ${who}: the stretch of time over which their provider's failures are counted.`,
     default: d.failureWindowMs,
     min: 1 * SEC,
     max: DAY,
@@ -93,8 +93,8 @@ const windowGate = <C extends 'oauth' | 'apikey' | 'local'>(
   [`providerCooldown.${cls}.cooldownMs`]: int({
     group: 'providerCooldown',
     resilience: true,
-    label: `${label}: cooldown`,
-    description: `How long a ${label} provider past the threshold is skipped.`,
+    label: `Provider pause (${who})`,
+    description: `For ${who}: how long their provider is left out once its failures reach the count above.`,
     default: d.cooldownMs,
     min: 1 * SEC,
     max: DAY,
@@ -112,10 +112,10 @@ export const providerQuotaOverrideSchema = z
 export type ProviderQuotaOverride = z.infer<typeof providerQuotaOverrideSchema>;
 
 export const resilienceSettings = {
-  ...breakerProfile('oauth', 'OAUTH', 'OAuth', { degradationThreshold: 5, failureThreshold: 8, resetTimeoutMs: 60 * SEC }),
-  ...breakerProfile('apikey', 'API_KEY', 'API key', { degradationThreshold: 7, failureThreshold: 12, resetTimeoutMs: 30 * SEC }),
+  ...breakerProfile('oauth', 'OAUTH', 'sign-in accounts', { degradationThreshold: 5, failureThreshold: 8, resetTimeoutMs: 60 * SEC }),
+  ...breakerProfile('apikey', 'API_KEY', 'API-key connections', { degradationThreshold: 7, failureThreshold: 12, resetTimeoutMs: 30 * SEC }),
   // The Local degrade threshold is derived (failureThreshold - 1, at least 1), so it has no setting.
-  ...(breakerProfile('local', 'LOCAL', 'Local', { failureThreshold: 2, resetTimeoutMs: 15 * SEC }) as Record<
+  ...(breakerProfile('local', 'LOCAL', 'local servers', { failureThreshold: 2, resetTimeoutMs: 15 * SEC }) as Record<
     Exclude<BreakerKeys<'local'>, 'providerBreaker.local.degradationThreshold'>,
     IntDef
   >),
@@ -123,9 +123,9 @@ export const resilienceSettings = {
   'providerBreaker.failureRatePercent': int({
     group: 'providerBreaker',
     resilience: true,
-    label: 'Failure rate to trip (%)',
+    label: 'Share of failures that trips a breaker (%)',
     description:
-      'Failures are counted in a sliding window (the last outcomes within one reset timeout); the breaker degrades or opens only when they reach the thresholds above AND make up at least this share of the outcomes. 50 trips a provider that fails every other request.',
+      'A breaker shows degraded or opens only when the failure counts below are reached and the failures are also at least this share of the provider\'s recent answers (those within one breaker pause). 50: a provider failing every other request trips.',
     default: 50,
     min: 1,
     max: 100,
@@ -135,21 +135,22 @@ export const resilienceSettings = {
   'providerCooldown.enabled': bool({
     group: 'providerCooldown',
     resilience: true,
-    label: 'Provider cooldown window gate',
+    label: 'Pause a provider after many failures',
     description:
-      'Skip a provider for a while after many failures within a window (an optional fourth layer beside the breaker). The env var only sets the default; a saved value wins.',
+      'Off by default. When on, a provider with many failures within a time window is left out of routing for a while, in addition to the circuit breaker.',
     default: false,
     env: ['PROVIDER_COOLDOWN_ENABLED'],
   }),
-  ...windowGate('oauth', 'OAUTH', 'OAuth', { failureThreshold: 10, failureWindowMs: 15 * MIN, cooldownMs: 5 * MIN }),
-  ...windowGate('apikey', 'API_KEY', 'API key', { failureThreshold: 15, failureWindowMs: 30 * MIN, cooldownMs: 10 * MIN }),
-  ...windowGate('local', null, 'Local', { failureThreshold: 2, failureWindowMs: 5 * MIN, cooldownMs: 1 * MIN }),
+  ...windowGate('oauth', 'OAUTH', 'sign-in accounts', { failureThreshold: 10, failureWindowMs: 15 * MIN, cooldownMs: 5 * MIN }),
+  ...windowGate('apikey', 'API_KEY', 'API-key connections', { failureThreshold: 15, failureWindowMs: 30 * MIN, cooldownMs: 10 * MIN }),
+  ...windowGate('local', null, 'local servers', { failureThreshold: 2, failureWindowMs: 5 * MIN, cooldownMs: 1 * MIN }),
 
   'connectionCooldown.oauthBaseMs': int({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'OAuth base cooldown',
-    description: 'First cooldown of an OAuth connection after a recoverable failure; repeated failures double it.',
+    label: 'First cooldown (sign-in accounts)',
+    description:
+      'How long a sign-in (OAuth) account rests after its first rate limit or recoverable failure; each further one in a row doubles it. A rate limit on one model rests only that model.',
     default: 5 * SEC,
     min: 100,
     max: DAY,
@@ -158,8 +159,9 @@ export const resilienceSettings = {
   'connectionCooldown.apikeyBaseMs': int({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'API-key base cooldown',
-    description: 'First cooldown of an API-key (or local) connection after a recoverable failure; repeated failures double it.',
+    label: 'First cooldown (API-key and local connections)',
+    description:
+      'How long an API-key or local connection rests after its first rate limit or recoverable failure; each further one in a row doubles it. A rate limit on one model rests only that model.',
     default: 3 * SEC,
     min: 100,
     max: DAY,
@@ -168,8 +170,8 @@ export const resilienceSettings = {
   'connectionCooldown.maxBackoffSteps': int({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Maximum backoff steps',
-    description: 'How many times the cooldown may double (base x 2^steps at most).',
+    label: 'Most doublings of a cooldown',
+    description: 'A repeated cooldown doubles at most this many times: at most the first cooldown times 2 to this power.',
     default: 10,
     min: 0,
     max: 30,
@@ -178,30 +180,31 @@ export const resilienceSettings = {
   'connectionCooldown.useUpstreamRetryHints': bool({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Use upstream retry hints',
-    description: 'Cool a rate-limited connection for as long as Retry-After, x-ratelimit-reset or the error text says.',
+    label: 'Follow the provider\'s retry time',
+    description:
+      'When a rate-limited answer says how long to wait (a Retry-After or reset header, or the error text), rest that long: just the limited model on that connection, or the whole connection when the answer shows the account itself is out of allowance. A model lockout is also made at least that long. Off: the delays below apply.',
     default: true,
   }),
   'streamStallCooldown.enabled': bool({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Cool connections on stream stalls',
-    description: 'A stalled stream is recorded on its connection; when on, it also cools that connection.',
+    label: 'Cool a connection whose stream stalls',
+    description: 'A stalled stream is always noted on its connection; when on, the connection also rests, as after a failure.',
     default: false,
   }),
   'outlierEjection.enabled': bool({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Outlier ejection',
+    label: 'Take out a connection that fails alone',
     description:
-      'Take a connection out of routing when it fails (5xx, refused, reset or timed out) several times in a row while another connection of the same provider succeeds.',
+      'Take a connection out of routing when it fails (server errors, refused, reset or timed out) several times in a row while another connection of the same provider succeeds.',
     default: true,
   }),
   'outlierEjection.consecutiveFailures': int({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Outlier: failures in a row',
-    description: 'Consecutive 5xx or transport failures on one connection that eject it (a success resets the count).',
+    label: 'Failures in a row that take it out',
+    description: 'Server errors or failed connections in a row on one connection that take it out; a success starts the count again.',
     default: 2,
     min: 1,
     max: 100,
@@ -210,8 +213,8 @@ export const resilienceSettings = {
   'outlierEjection.baseEjectionMs': int({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Outlier: first ejection',
-    description: 'Length of the first ejection; the n-th ejection lasts n times this (one step is forgiven per this long without an ejection).',
+    label: 'First time out',
+    description: 'How long a connection is out the first time; the second time lasts twice this, the third three times, and so on (one step is forgiven for each such stretch without one).',
     default: 10 * SEC,
     min: 100,
     max: HOUR,
@@ -220,8 +223,8 @@ export const resilienceSettings = {
   'outlierEjection.maxEjectionMs': int({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Outlier: longest ejection',
-    description: 'Cap on the growing ejection (never below the first ejection).',
+    label: 'Longest time out',
+    description: 'The growing time out never passes this (and is never shorter than the first one).',
     default: 5 * MIN,
     min: 1 * SEC,
     max: DAY,
@@ -230,8 +233,8 @@ export const resilienceSettings = {
   'outlierEjection.siblingWindowMs': int({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Outlier: sibling success window',
-    description: 'A sibling connection counts as succeeding when its latest outcome is a success no older than this.',
+    label: 'How recent another connection\'s success must be',
+    description: 'Another connection of the provider counts as succeeding when its latest answer is a success no older than this.',
     default: 60 * SEC,
     min: 1 * SEC,
     max: HOUR,
@@ -240,9 +243,9 @@ export const resilienceSettings = {
   providerQuotaOverrides: json<ProviderQuotaOverride[]>({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Per-provider retry delay',
+    label: 'Retry delay per provider',
     description:
-      'For a rate-limit error without an upstream hint, cool the connection for this many seconds instead of the scaled backoff.',
+      'For a rate limit that gives no wait of its own, rest this many seconds for the listed provider instead of the doubling cooldown (a connection\'s own retry delay comes first). Providers not listed use the delay for all providers.',
     default: [],
     schema: z
       .array(providerQuotaOverrideSchema)
@@ -255,8 +258,8 @@ export const resilienceSettings = {
   'rotation.rateLimitResetSeconds': nullableInt({
     group: 'connectionCooldown',
     resilience: true,
-    label: 'Global rate-limit retry delay',
-    description: 'Fallback retry delay for rate-limit errors without any hint or override (empty = scaled backoff).',
+    label: 'Retry delay for all providers',
+    description: 'For a rate limit that gives no wait of its own and has no delay per provider or connection, rest this many seconds. Empty: the doubling cooldown.',
     default: null,
     min: 1,
     max: 21_600,
@@ -267,15 +270,16 @@ export const resilienceSettings = {
   'modelLockout.enabled': bool({
     group: 'modelLockout',
     resilience: true,
-    label: 'Model lockout',
-    description: 'Take only the failing model of a connection out of routing for model-scoped errors.',
+    label: 'Lock a model on the statuses below',
+    description:
+      'Off by default. When on, an answer with one of the statuses below takes just that model out of routing on that connection, for the lockout times below, while its other models keep serving. It does not govern plain rate limits: a 429 without account-wide evidence always pauses just that model on that connection, on or off (with this on and 429 listed, the lockout times set that pause).',
     default: false,
   }),
   'modelLockout.errorCodes': json<number[]>({
     group: 'modelLockout',
     resilience: true,
-    label: 'Model-scoped status codes',
-    description: 'Upstream statuses that count as a model-scoped failure.',
+    label: 'Statuses that lock a model',
+    description: 'Only while the switch above is on: the answer statuses that lock the model that received them. A 429 that shows the whole account is out of allowance cools the connection instead.',
     default: [403, 404, 429, 502, 503, 504],
     schema: z.array(z.number().int().min(400).max(599)).max(50),
     shape: 'list of HTTP statuses (400-599)',
@@ -284,7 +288,7 @@ export const resilienceSettings = {
     group: 'modelLockout',
     resilience: true,
     label: 'First lockout',
-    description: 'Lockout length for the first failure.',
+    description: 'How long a model stays locked after its first error. Also used by your error rules that hold a model without a time of their own.',
     default: 120 * SEC,
     min: 1 * SEC,
     max: DAY,
@@ -294,7 +298,7 @@ export const resilienceSettings = {
     group: 'modelLockout',
     resilience: true,
     label: 'Longest lockout',
-    description: 'Cap on the escalated lockout (never below the first lockout).',
+    description: 'A repeated lockout never grows past this (and is never shorter than the first lockout).',
     default: 30 * MIN,
     min: 1 * SEC,
     max: DAY,
@@ -303,8 +307,8 @@ export const resilienceSettings = {
   'modelLockout.maxBackoffSteps': int({
     group: 'modelLockout',
     resilience: true,
-    label: 'Lockout escalation steps',
-    description: 'Maximum number of doublings of the lockout.',
+    label: 'Most doublings of a lockout',
+    description: 'A repeated lockout doubles at most this many times.',
     default: 10,
     min: 0,
     max: 30,
@@ -313,16 +317,16 @@ export const resilienceSettings = {
   'modelLockout.useExponentialBackoff': bool({
     group: 'modelLockout',
     resilience: true,
-    label: 'Escalate repeated lockouts',
-    description: 'Double the lockout for each failure within the escalation window.',
+    label: 'Lengthen repeated lockouts',
+    description: 'Each further error soon after a lockout (within the longest lockout\'s time) doubles the next one. Off: every lockout lasts the first lockout\'s time.',
     default: true,
   }),
 
   'p2cLatency.weight': int({
     group: 'routing',
     resilience: true,
-    label: 'Latency weight (p2c)',
-    description: 'Points of latency and error-rate bias in power-of-two-choices selection; 0 turns it off.',
+    label: 'Prefer faster connections',
+    description: 'With "Power of two choices" selection: how strongly recent speed and errors sway the pick between the two. 0 turns it off.',
     default: 0,
     min: 0,
     max: 20,

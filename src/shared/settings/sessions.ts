@@ -7,9 +7,9 @@ const MIN = 60_000;
 export const sessionSettings = {
   sessionAffinityTtlMs: int({
     group: 'routing',
-    label: 'Session affinity',
+    label: 'Keep a conversation on one connection',
     description:
-      'Requests that carry a session id (X-Session-Id, x-codex-session-id, X-Switchyard-Session, Claude Code\'s and Codex\'s own session headers) stay on the connection that served their session last, for as long as it is eligible, so the provider\'s prompt cache keeps working. A pin ends after this long without a request of its session. 0 turns affinity off. A pin never blocks failover: a cooling, locked or failing connection is skipped as usual and the pin moves to whichever connection served.',
+      'Requests that carry a session id (Claude Code and Codex send one) stay on the connection that served their session last while it is usable, so the provider\'s prompt cache keeps working; this ends after this long without a request of the session. 0 turns it off. It never blocks failover: a resting or failing connection is skipped as usual.',
     default: 60 * MIN,
     min: 0,
     max: 7 * 24 * 60 * MIN,

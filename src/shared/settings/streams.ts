@@ -44,7 +44,7 @@ export const streamSettings = {
     resilience: true,
     label: 'Time to first output',
     description:
-      'A stream that produces no model output (text, a tool call, or thinking progress) this long after the request was sent is abandoned and the request fails over, before anything reached the client. Pings and metadata do not count. 0 turns it off.',
+      'A stream with no model output (text, a tool call or thinking) this long after the request was sent is abandoned and the request moves to the next connection, before anything reached the agent. Pings do not count. 0 turns it off.',
     default: 60 * SEC,
     min: 0,
     max: HOUR,
@@ -55,9 +55,9 @@ export const streamSettings = {
   'streams.contentStallTimeoutMs': int({
     group: 'streams',
     resilience: true,
-    label: 'Content stall timeout',
+    label: 'Longest stall without output',
     description:
-      'Longest time a stream may go without model output while it keeps sending bytes. Heartbeats, pings and empty deltas do not reset it; thinking deltas do. A stall is recorded on the connection but cools it only when "Cool connections on stream stalls" is on. 0 turns it off.',
+      'Longest a stream may go without model output while it keeps sending bytes (pings and empty pieces do not count; thinking does). A stall is noted on the connection, and cools it only when "Cool a connection whose stream stalls" is on. 0 turns it off.',
     default: 120 * SEC,
     min: 0,
     max: HOUR,
@@ -68,7 +68,7 @@ export const streamSettings = {
   'streams.attemptDeadlineMs': int({
     group: 'streams',
     resilience: true,
-    label: 'Hard attempt deadline',
+    label: 'Longest streamed attempt',
     description: 'No streamed upstream attempt runs longer than this, however well it is doing. 0 turns it off.',
     default: 30 * MIN,
     min: 0,
@@ -80,9 +80,9 @@ export const streamSettings = {
   'streams.holdBackBytes': int({
     group: 'streams',
     resilience: true,
-    label: 'Hold-back budget',
+    label: 'Most held back before the first output',
     description:
-      'Before its first model output a stream is held back (so an error, a stall or an empty answer can still fail over invisibly); once this many bytes are held without output, they are sent to the client anyway.',
+      'Until its first model output a stream is held back, so an error, a stall or an empty answer can still move to another connection unseen; once this much is held without output, it is sent to the agent anyway.',
     default: 64 * 1024,
     min: 1024,
     max: 16 * 1024 * 1024,
@@ -93,7 +93,7 @@ export const streamSettings = {
     resilience: true,
     label: 'Deadlines per model',
     description:
-      'Deadlines for models that match a pattern (the upstream model id, with or without its provider prefix; * and ?). A connection\'s own timeouts win over these. The default gives OpenAI reasoning models, whose thinking is not streamed, five minutes to their first output.',
+      'Deadlines for models whose name matches a pattern (with * and ?). A connection\'s own time limits win over these. The default gives OpenAI reasoning models, whose thinking is not streamed, five minutes to their first output.',
     default: DEFAULT_MODEL_DEADLINES,
     schema: z.array(modelDeadlineSchema).max(200),
     shape: 'list of { model, firstOutputMs?, contentStallMs?, attemptDeadlineMs? }',
@@ -103,7 +103,7 @@ export const streamSettings = {
     resilience: true,
     label: 'Reopen stalled streams on the same connection',
     description:
-      'When a stream is abandoned by a watchdog before anything reached the client, try it once more on the same connection before failing over (R-TW-10). The env var only sets the default; a saved value wins.',
+      'When a stream is abandoned for being too slow or stalled before anything reached the agent, try it once more on the same connection before moving on.',
     default: false,
     env: ['STREAM_RECOVERY_ENABLED'],
   }),
@@ -112,7 +112,7 @@ export const streamSettings = {
     resilience: true,
     label: 'Continue broken answers on another target',
     description:
-      'When a stream the client is already reading is cut, stalls or errors inside its text, continue the answer on the next eligible target and splice only the continuation onto the client\'s stream. Inside a tool call, or when no target can continue, the stream ends with an error event. The env var only sets the default; a saved value wins.',
+      'When a stream the agent is already reading is cut, stalls or fails inside its text, continue the answer on the next usable connection and add only the continuation to the agent\'s stream. Inside a tool call, or when nothing can continue it, the stream ends with an error.',
     default: false,
     env: ['STREAM_RECOVERY_MIDSTREAM_ENABLED'],
   }),
@@ -121,15 +121,15 @@ export const streamSettings = {
     resilience: true,
     label: 'Slow-stream throughput watchdog',
     description:
-      'Abandon a stream that keeps sending chunks but whose text arrives slower than the minimum rate over a full window after the warm-up. Suspended while the model reasons or writes a tool call. The env var only sets the default; a saved value wins.',
+      'Abandon a stream that keeps sending but whose text arrives slower than the minimum rate over a full window after the warm-up. Paused while the model thinks or writes a tool call.',
     default: false,
     env: ['STREAM_THROUGHPUT_WATCHDOG_ENABLED'],
   }),
   'streamRecovery.throughputWatchdog.warmupMs': int({
     group: 'streams',
     resilience: true,
-    label: 'Throughput: warm-up',
-    description: 'Time after the first output during which the throughput watchdog does not judge.',
+    label: 'Slow-stream watchdog: warm-up',
+    description: 'Time after the first output during which the slow-stream watchdog does not judge.',
     default: 15 * SEC,
     min: 0,
     max: 10 * MIN,
@@ -138,8 +138,8 @@ export const streamSettings = {
   'streamRecovery.throughputWatchdog.windowMs': int({
     group: 'streams',
     resilience: true,
-    label: 'Throughput: window',
-    description: 'The rolling window over which the text rate is measured; a full window must pass after the warm-up (and after each reasoning or tool-call phase) before a judgement.',
+    label: 'Slow-stream watchdog: measuring window',
+    description: 'The stretch over which the text rate is measured; a full one must pass after the warm-up (and after each thinking or tool-call phase) before a judgement.',
     default: 30 * SEC,
     min: 1 * SEC,
     max: 10 * MIN,
@@ -148,8 +148,8 @@ export const streamSettings = {
   'streamRecovery.throughputWatchdog.minBytesPerSecond': int({
     group: 'streams',
     resilience: true,
-    label: 'Throughput: minimum rate',
-    description: 'Text slower than this (characters of text deltas per second over the window) is too slow. Empty and usage-only events count for nothing.',
+    label: 'Slow-stream watchdog: slowest acceptable text',
+    description: 'Text slower than this many characters per second over the window is too slow. Empty pieces count for nothing.',
     default: 4,
     min: 1,
     max: 100_000,
@@ -158,9 +158,9 @@ export const streamSettings = {
   'streamRecovery.throughputWatchdog.minMeasurableBytes': int({
     group: 'streams',
     resilience: true,
-    label: 'Throughput: minimum measurable traffic',
+    label: 'Slow-stream watchdog: least traffic to judge',
     description:
-      'A window in which the upstream sent fewer bytes than this (any frames, heartbeats included) is not judged: a silent stream is the content stall timeout\'s to end.',
+      'A window in which the provider sent less than this (anything, pings included) is not judged: a silent stream is for the stall limit to end.',
     default: 1,
     min: 1,
     max: 1024 * 1024,

@@ -131,6 +131,18 @@ describe('SettingsService at start-up', () => {
     const s = service({ RATE_LIMIT_MAX_WAIT_MS: 'later' });
     expect(s.values['requestQueue.maxWaitMs']).toBe(30_000);
     expect(sink.lines.join('')).toMatch(/WARN .*RATE_LIMIT_MAX_WAIT_MS/);
+    expect(s.view().settings.find((x) => x.key === 'requestQueue.maxWaitMs')).toMatchObject({ source: 'default', envName: null, envRejected: 'RATE_LIMIT_MAX_WAIT_MS' });
+  });
+
+  it('names the environment variable a value came from (the first of its names that is set)', () => {
+    const s = service({ OMNIROUTE_SESSION_AFFINITY_TTL_MS: '60000' });
+    expect(s.view().settings.find((x) => x.key === 'sessionAffinityTtlMs')).toMatchObject({
+      source: 'env',
+      value: 60_000,
+      envName: 'OMNIROUTE_SESSION_AFFINITY_TTL_MS',
+      envRejected: null,
+    });
+    expect(s.view().settings.find((x) => x.key === 'logs.maxRows')).toMatchObject({ source: 'default', envName: null });
   });
 
   it('shows env, persisted and default side by side in the view', () => {
@@ -150,7 +162,7 @@ describe('SettingsService at start-up', () => {
       { 'proxy.port': { value: 9300, flag: '--proxy-port' } },
     );
     expect(s.values['proxy.port']).toBe(9300);
-    expect(s.view().settings.find((x) => x.key === 'proxy.port')).toMatchObject({ source: 'cli', cliFlag: '--proxy-port', persisted: 9100, envValue: 9200 });
+    expect(s.view().settings.find((x) => x.key === 'proxy.port')).toMatchObject({ source: 'cli', cliFlag: '--proxy-port', persisted: 9100, envValue: 9200, envName: 'SWITCHYARD_PROXY_PORT' });
     let err: unknown = null;
     try {
       s.patch({ 'proxy.port': 9400, 'logs.maxRows': 5000 });

@@ -136,6 +136,8 @@ export function settingsView(over: Partial<Record<SettingKey, Partial<SettingVie
       resilience: d.resilience === true,
       restartRequired: d.restartRequired === true,
       cliFlag: null,
+      envName: null,
+      envRejected: null,
     };
     return { ...base, ...over[key] };
   });

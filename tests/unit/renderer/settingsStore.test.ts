@@ -80,6 +80,63 @@ describe('settings store', () => {
     expect(dash.settings.getState().notices[KEY]).toBe('Saved value removed; the environment value applies');
   });
 
+  it('"Saved" goes as soon as the field is edited again', async () => {
+    const { dash, bridge } = await started();
+    bridge.patchSettings.mockResolvedValue({ ...settingsView({ [KEY]: { value: 4000, source: 'persisted' } }), adjusted: [] });
+    await dash.settings.getState().saveText(KEY, '4000');
+    expect(dash.settings.getState().notices[KEY]).toBe('Saved');
+    dash.settings.getState().clearError(KEY);
+    expect(dash.settings.getState().notices[KEY]).toBeUndefined();
+  });
+
+  it('"Saved" goes when the value changes under it (another window saved another value)', async () => {
+    const { dash, bridge } = await started();
+    bridge.patchSettings.mockResolvedValue({ ...settingsView({ [KEY]: { value: 4000, source: 'persisted' } }), adjusted: [] });
+    await dash.settings.getState().saveText(KEY, '4000');
+    // The same value pushed again keeps the notice; a different one drops it.
+    bridge.emit('settings', settingsView({ [KEY]: { value: 4000, source: 'persisted' } }));
+    expect(dash.settings.getState().notices[KEY]).toBe('Saved');
+    bridge.emit('settings', settingsView({ [KEY]: { value: 5000, source: 'persisted' } }));
+    expect(dash.settings.getState().notices[KEY]).toBeUndefined();
+  });
+
+  it('a refused value replaces an earlier "Saved" with the reason, and keeps the saved value', async () => {
+    const { dash, bridge } = await started();
+    bridge.patchSettings.mockResolvedValue({ ...settingsView({ [KEY]: { value: 4000, source: 'persisted' } }), adjusted: [] });
+    await dash.settings.getState().saveText(KEY, '4000');
+    expect(await dash.settings.getState().saveText(KEY, '5')).toBe(false);
+    expect(dash.settings.getState().notices[KEY]).toBeUndefined();
+    expect(dash.settings.getState().errors[KEY]).toBe('must be between 100 and 86,400,000 ms (100 ms – 1 day)');
+    expect(bridge.patchSettings).toHaveBeenCalledTimes(1);
+    expect(settingOf(dash.settings.getState().view, KEY)?.value).toBe(4000);
+  });
+
+  it('a value set on the command line is not sent, and the refusal says why in words', async () => {
+    const t = testDashboard();
+    t.bridge.getSettings.mockResolvedValue(settingsView({ 'proxy.port': { value: 9300, source: 'cli', cliFlag: '--proxy-port' } }));
+    await t.dash.start();
+    expect(await t.dash.settings.getState().saveText('proxy.port', '9400')).toBe(false);
+    expect(t.bridge.patchSettings).not.toHaveBeenCalled();
+    expect(t.dash.settings.getState().errors['proxy.port']).toBe(
+      'set on the command line (--proxy-port) for this run, so it cannot be changed here; start Switchyard without --proxy-port to change it here',
+    );
+  });
+
+  it("the engine's command-line refusal is put in words, not its code", async () => {
+    const { dash, bridge } = await started();
+    bridge.patchSettings.mockRejectedValue(new BridgeError('set_on_command_line', 'proxy.port is set by --proxy-port for this run', 'proxy.port', 409));
+    expect(await dash.settings.getState().saveText('proxy.port', '9400')).toBe(false);
+    expect(dash.settings.getState().errors['proxy.port']).toMatch(/^set on the command line/);
+  });
+
+  it('saving a value the environment overrides says the environment still wins', async () => {
+    const { dash, bridge } = await started();
+    const k = 'requestQueue.autoEnableApiKeyProviders';
+    bridge.patchSettings.mockResolvedValue({ ...settingsView({ [k]: { value: true, source: 'env', persisted: false, envName: 'RATE_LIMIT_AUTO_ENABLE' } }), adjusted: [] });
+    await dash.settings.getState().save(k, false);
+    expect(dash.settings.getState().notices[k]).toBe('Saved; the environment variable still wins while it is set');
+  });
+
   it('a pushed view replaces the current one', async () => {
     const { dash, bridge } = await started();
     bridge.emit('settings', settingsView({ [KEY]: { value: 7000, source: 'persisted' } }));

@@ -16,6 +16,10 @@ export interface ResolvedSettings {
   sources: Record<SettingKey, SettingSource>;
   /** Env values that were read (after clamping), by key. */
   envValues: Partial<Record<SettingKey, unknown>>;
+  /** The environment variable each env value was read from (the first of its names that is set). */
+  envNames: Partial<Record<SettingKey, string>>;
+  /** Environment variables that are set but could not be read as their setting's type (ignored). */
+  envRejected: Partial<Record<SettingKey, string>>;
   persisted: Partial<Record<SettingKey, unknown>>;
   /** Env or stored values that were outside their range and were clamped into it. */
   adjusted: { key: SettingKey; source: 'env' | 'persisted'; from: unknown; to: unknown }[];
@@ -32,6 +36,8 @@ export function resolveSettings(env: Env, persisted: Partial<Record<string, unkn
   const values: Record<string, unknown> = {};
   const sources = {} as Record<SettingKey, SettingSource>;
   const envValues: Partial<Record<SettingKey, unknown>> = {};
+  const envNames: Partial<Record<SettingKey, string>> = {};
+  const envRejected: Partial<Record<SettingKey, string>> = {};
   const cleanPersisted: Partial<Record<SettingKey, unknown>> = {};
   const warnings: string[] = [];
   const adjusted: ResolvedSettings['adjusted'] = [];
@@ -49,6 +55,7 @@ export function resolveSettings(env: Env, persisted: Partial<Record<string, unkn
       const parsed = parseEnvValue(def, raw);
       if (!parsed || !parsed.ok) {
         warnings.push(`${name}=${JSON.stringify(raw)} is not a valid value for ${key}; ignored`);
+        envRejected[key] ??= name;
         continue;
       }
       if (parsed.adjusted) {
@@ -58,6 +65,7 @@ export function resolveSettings(env: Env, persisted: Partial<Record<string, unkn
       envValue = parsed.value;
       hasEnv = true;
       envValues[key] = envValue;
+      envNames[key] = name;
       break;
     }
 
@@ -100,7 +108,7 @@ export function resolveSettings(env: Env, persisted: Partial<Record<string, unkn
     values['modelLockout.maxCooldownMs'] = values['modelLockout.baseCooldownMs'];
   }
 
-  return { values: values as SettingValues, sources, envValues, persisted: cleanPersisted, adjusted, warnings };
+  return { values: values as SettingValues, sources, envValues, envNames, envRejected, persisted: cleanPersisted, adjusted, warnings };
 }
 
 function readPath(obj: unknown, path: string): unknown {

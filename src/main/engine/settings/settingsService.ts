@@ -74,6 +74,8 @@ export class SettingsService {
         resilience: def.resilience ?? false,
         restartRequired: def.restartRequired ?? false,
         cliFlag: r.sources[key] === 'cli' ? (this.cli[key]?.flag ?? null) : null,
+        envName: r.envNames[key] ?? null,
+        envRejected: r.envRejected[key] ?? null,
       });
     }
     return { settings, values: nest(values) };
