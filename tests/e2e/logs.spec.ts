@@ -12,11 +12,14 @@ import { goTo, openDashboard } from './ui';
 
 /** The page's text as a user reads it: technical names behind their toggle are left out. */
 async function readableText(page: Page): Promise<string> {
-  return page.locator('main').evaluate((el) => {
-    const copy = el.cloneNode(true) as HTMLElement;
-    for (const n of copy.querySelectorAll('[data-tech-name]')) n.remove();
-    return copy.innerText;
-  });
+  // A string, evaluated in the page (this file is typed without the DOM's types).
+  return page.evaluate<string>(`(() => {
+    const hidden = [...document.querySelectorAll('main [data-tech-name]')];
+    for (const n of hidden) n.style.display = 'none';
+    const text = document.querySelector('main').innerText;
+    for (const n of hidden) n.style.display = '';
+    return text;
+  })()`);
 }
 
 async function ask(client: OpenAI, model: string): Promise<{ status: number; id: string }> {

@@ -408,7 +408,7 @@ export function LogsPage() {
     <div className="page">
       <PageHeader
         title="Request log"
-        description="Every request through the proxy: which connection served it, each attempt, and why other connections were skipped."
+        description="Every request through the proxy: the model asked for and the one served, the client key that sent it, which connection served it, what it waited for and why, each attempt, and why other connections were skipped."
         actions={link === 'open' ? <Badge tone="ok" dot>Live</Badge> : <Badge tone="warn" dot>Paused until reconnected</Badge>}
       />
       <Filters filter={filter} offset={offset} set={setFilter} />
@@ -423,7 +423,7 @@ export function LogsPage() {
         </EmptyState>
       ) : (
         <Card>
-          <DataTable label="Requests" columns={[DETAILS_COLUMN, 'Time', 'Status', 'Model', 'Client key', 'Request id', 'Served by', 'Attempts', 'First byte', 'Total', 'Tokens']} className="log-table">
+          <DataTable label="Requests" columns={[DETAILS_COLUMN, 'Time', 'Status', 'Model', 'Client key', 'Request id', 'Served by', 'Attempts', 'Duration', 'Tokens']} className="log-table">
             {entries.map((e) => {
               const open = expanded === e.id;
               const failovers = e.attempts.filter((a) => a.failedOver).length;
@@ -461,15 +461,17 @@ export function LogsPage() {
                       {failovers > 0 && <span className="warn-text small"> · {failovers} failover{failovers > 1 ? 's' : ''}</span>}
                       {e.skipped.length > 0 && <span className="muted small"> · {e.skipped.length} skipped</span>}
                     </td>
-                    <td className="tabular">{formatMs(e.ttfbMs)}</td>
-                    <td className="tabular">{formatMs(e.durationMs)}</td>
+                    <td className="tabular nowrap">
+                      {formatMs(e.durationMs)}
+                      {e.ttfbMs !== null && <div className="muted small">first byte {formatMs(e.ttfbMs)}</div>}
+                    </td>
                     <td className="tabular">
                       {e.inputTokens !== null || e.outputTokens !== null ? `${e.inputTokens ?? '?'} / ${e.outputTokens ?? '?'}` : '—'}
                     </td>
                   </tr>
                   {open && (
                     <tr className="log-detail-row">
-                      <td colSpan={11}>
+                      <td colSpan={10}>
                         <Details e={e} now={now} />
                       </td>
                     </tr>
