@@ -65,11 +65,17 @@ test('the request log shows requested → served model, key, request id and wait
     expect(waited.status).toBe(200);
     const mapped = await ask(client, 'team-alias-7');
     expect(mapped.status).toBe(200);
+    // A combo whose only connection is switched off: no one serves it.
+    const spare = await app.api<{ id: string }>('POST', '/api/providers', { name: 'Spare', kind: 'openai-compatible', provider: 'spare', baseUrl: fake.openaiUrl, secret: 'sk-spare-xxxxxxxxxxx' });
+    await app.api('POST', '/api/combos', { name: 'ghost-pool', targets: [{ provider: 'spare', model: 'nothing' }] });
+    await app.api('PATCH', `/api/providers/${spare.id}`, { enabled: false });
+    const unserved = await ask(client, 'ghost-pool');
+    expect(unserved.status).toBeGreaterThanOrEqual(400);
 
     await openDashboard(page, app);
     await goTo(page, 'Request log');
     const rows = page.getByTestId('log-row');
-    await expect(rows).toHaveCount(3);
+    await expect(rows).toHaveCount(4);
 
     // The columns: requested → served model, the key's name, the id the agent received.
     const mappedRow = rows.filter({ hasText: 'team-alias-7' });
@@ -79,6 +85,12 @@ test('the request log shows requested → served model, key, request id and wait
     await expect(mappedRow.getByTestId('log-served-by')).toContainText('Acme main');
     await expect(page.getByRole('columnheader', { name: 'Client key' })).toBeVisible();
     await expect(page.getByRole('columnheader', { name: 'Request id' })).toBeVisible();
+    // No one served it: the reason in plain words, the code one click away.
+    const unservedBy = rows.filter({ hasText: unserved.id }).getByTestId('log-served-by');
+    await expect(unservedBy).not.toHaveText(/_/);
+    await expect(unservedBy).toHaveText(/[a-z]{3,}/);
+    await unservedBy.getByRole('button', { name: 'Show the technical name' }).click();
+    await expect(unservedBy.locator('[data-tech-name]')).toHaveText(/\S/);
 
     // The wait and its reason: on the row, and in full in its details.
     const waitedRow = rows.filter({ hasText: waited.id });
@@ -97,7 +109,7 @@ test('the request log shows requested → served model, key, request id and wait
     await search.fill('TEAM-ALIAS');
     await expect(rows).toHaveCount(1);
     await search.fill('');
-    await expect(rows).toHaveCount(3);
+    await expect(rows).toHaveCount(4);
 
     // Status filter.
     const status = page.getByRole('combobox', { name: 'Status' });
@@ -106,14 +118,16 @@ test('the request log shows requested → served model, key, request id and wait
     await expect(rows.first().getByTestId('log-request-id')).toHaveText(trigger.id);
     await status.selectOption({ label: 'Succeeded' });
     await expect(rows).toHaveCount(2);
+    await status.selectOption({ label: 'Failed (any error)' });
+    await expect(rows).toHaveCount(2);
     await status.selectOption({ label: 'Every status' });
-    await expect(rows).toHaveCount(3);
+    await expect(rows).toHaveCount(4);
 
     // Time range: the last 15 minutes hold every row; a range starting in the future holds none;
     // a range that ends before it starts is refused with a plain message.
     const time = page.getByRole('combobox', { name: 'Time' });
     await time.selectOption({ label: 'Last 15 minutes' });
-    await expect(rows).toHaveCount(3);
+    await expect(rows).toHaveCount(4);
     await time.selectOption({ label: 'Custom range' });
     const local = (at: number) => {
       const d = new Date(at);
@@ -123,10 +137,10 @@ test('the request log shows requested → served model, key, request id and wait
     await page.getByLabel('From', { exact: true }).fill(local(Date.now() + 3_600_000));
     await expect(page.getByText('No request matches')).toBeVisible();
     await page.getByLabel('From', { exact: true }).fill(local(Date.now() - 3_600_000));
-    await expect(rows).toHaveCount(3);
+    await expect(rows).toHaveCount(4);
     await page.getByLabel('To', { exact: true }).fill(local(Date.now() - 7_200_000));
     await expect(page.getByRole('alert').filter({ hasText: 'The start of the range is after its end.' })).toBeVisible();
-    await expect(rows).toHaveCount(3);
+    await expect(rows).toHaveCount(4);
     expect(findJargon(await readableText(page))).toEqual([]);
   } finally {
     await app.stop();
