@@ -39,6 +39,7 @@ import type {
 import { jsonTooDeep, jsonValueProblem, MANAGEMENT_JSON_MAX_DEPTH, prototypeKeyPath, type JsonLimits } from './jsonBounds';
 import { AUTH_CLASSES, CLIENT_KEY_SCOPES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGIES, CONNECTION_KINDS } from './model';
 import { checkOutboundProxy } from './outboundProxy';
+import { LOG_STATUS_CLASSES } from './logQuery';
 import { AGENT_CONFIG_AGENTS, type AgentConfigStatus } from './agentConfig';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -544,9 +545,16 @@ export const contract = {
           .union([z.boolean(), z.enum(['true', 'false'])])
           .transform((v) => v === true || v === 'true')
           .optional(),
+        status: z.enum(LOG_STATUS_CLASSES).optional(),
+        requestId: z.string().trim().min(1).max(200).optional(),
+        search: z.string().trim().max(200).optional(),
+        from: z.coerce.number().int().min(0).optional(),
+        to: z.coerce.number().int().min(0).optional(),
       })
-      .strict(),
-    summary: 'Recent requests, newest first, with their attempts and skipped connections.',
+      .strict()
+      .refine((v) => v.from === undefined || v.to === undefined || v.from <= v.to, { message: 'the start of the time range is after its end', path: ['from'] }),
+    summary:
+      'Recent requests, newest first, with their attempts and skipped connections; filtered by connection, status class, exact request id, text (model, connection, client key, error) and time range.',
   }),
   getLog: method<RequestLogEntry>()({
     http: 'GET',

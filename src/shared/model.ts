@@ -504,6 +504,37 @@ export interface RequestLogEntry {
   affinity?: AffinityTrace | null;
   /** The exclusive lease the request presented and what it did. */
   lease?: LeaseTrace | null;
+  /** The client key's name (resolved when read or pushed; null: no key, or one no longer known). */
+  clientKeyName?: string | null;
+  /** The client key was revoked since (its name is still shown). */
+  clientKeyRevoked?: boolean;
+  /** Every wait the request took before an attempt or before walking its targets again, with why. */
+  waits?: RequestWait[];
+}
+
+/**
+ * Why a request waited (request log): the connection's request queue was paused by the upstream's
+ * retry hint until `until`; rate-limit protection spaces its requests; earlier requests were queued
+ * first; a concurrency cap was full; or every target was cooling down and it waited for the first
+ * to lift (the cooldown-aware wait of combos and plain models).
+ */
+export const REQUEST_WAIT_REASONS = ['queue_paused', 'queue_spacing', 'queue_busy', 'concurrency_cap', 'all_cooling'] as const;
+export type RequestWaitReason = (typeof REQUEST_WAIT_REASONS)[number];
+
+export interface RequestWait {
+  reason: RequestWaitReason;
+  ms: number;
+  /** When the pause or cooldown it waited for was due to lift (epoch ms), when known. */
+  until?: number | null;
+  /** concurrency_cap: which cap was full (the strict connection cap, one model's cap, or the shared-quota slots). */
+  cap?: 'connection' | 'model' | 'shared' | null;
+  /** all_cooling: why the target that lifted first was held back. */
+  heldBy?: SkipReason | null;
+  /** The connection (and upstream model) waited for, and the attempt the wait came before. */
+  connectionId?: string | null;
+  connectionName?: string | null;
+  model?: string | null;
+  attempt?: number | null;
 }
 
 export interface LogsPage {

@@ -270,6 +270,10 @@ export async function createEngine(o: EngineOptions) {
       maxRows: settings.values['logs.maxRows'],
     }),
     journal,
+    (id) => {
+      const k = clientKeys.get(id);
+      return k ? { name: k.name, revoked: k.revokedAt !== null } : null;
+    },
   );
   requestLog.recover();
   requestLogRef = requestLog;

@@ -2,13 +2,53 @@
 // them (filtered the same way the engine filters a page). Each entry carries its attempts and the
 // connections that were skipped, with why.
 import { createStore } from 'zustand/vanilla';
+import { matchesLogQuery, type LogQuery, type LogStatusClass } from '../../shared/logQuery';
 import type { RequestLogEntry } from '../../shared/model';
 import { reportError, type StoreContext } from './context';
+
+/** The time ranges the page offers; `custom` uses `from`/`to` as given. */
+export type LogRange = 'all' | '15m' | '1h' | '24h' | 'custom';
 
 export interface LogFilter {
   errorsOnly: boolean;
   connectionId: string | null;
+  /** Status class (null: every status). */
+  status: LogStatusClass | null;
+  /** Text searched in the id, models, connections, client key name and error (trimmed; empty: none). */
+  search: string;
+  /** Exact request id (the x-switchyard-request-id an agent received); null: none. */
+  requestId: string | null;
+  range: LogRange;
+  /** Started at or after / at or before (epoch ms, engine time); null: open. */
+  from: number | null;
+  to: number | null;
 }
+
+export const NO_FILTER: LogFilter = { errorsOnly: false, connectionId: null, status: null, search: '', requestId: null, range: 'all', from: null, to: null };
+
+/** A request id as the proxy makes them (server.ts): searched exactly rather than as text. */
+export const REQUEST_ID_RE = /^req_[0-9a-f]{12}[0-9a-z]{6,}$/;
+
+/** The filter as the engine's query (only the fields in use). */
+export function filterQuery(f: LogFilter): LogQuery {
+  const q: LogQuery = {};
+  if (f.errorsOnly) q.errorsOnly = true;
+  if (f.connectionId) q.connectionId = f.connectionId;
+  if (f.status) q.status = f.status;
+  if (f.requestId) q.requestId = f.requestId;
+  if (f.search.trim()) q.search = f.search.trim();
+  if (f.from !== null) q.from = f.from;
+  if (f.to !== null) q.to = f.to;
+  return q;
+}
+
+/** Whether any filter narrows the log (for the empty state's words). */
+export function isFiltered(f: LogFilter): boolean {
+  return Object.keys(filterQuery(f)).length > 0;
+}
+
+const sameFilter = (a: LogFilter, b: LogFilter): boolean =>
+  (Object.keys(a) as (keyof LogFilter)[]).every((k) => a[k] === b[k]);
 
 export interface LogsState {
   entries: RequestLogEntry[];
@@ -29,12 +69,9 @@ export const PAGE_SIZE = 100;
 /** Entries kept in memory; older ones can be paged in again. */
 export const MAX_ENTRIES = 2_000;
 
-export function matchesFilter(e: RequestLogEntry, f: LogFilter): boolean {
-  if (f.errorsOnly && e.status < 400) return false;
-  if (f.connectionId && e.connectionId !== f.connectionId && !e.attempts.some((a) => a.connectionId === f.connectionId)) {
-    return false;
-  }
-  return true;
+/** Whether a pushed entry belongs to the filtered page (the same test the engine's SQL makes). */
+export function matchesFilter(e: RequestLogEntry, f: Partial<LogFilter>): boolean {
+  return matchesLogQuery(e, filterQuery({ ...NO_FILTER, ...f }));
 }
 
 /** Newest first, one row per id (a later copy of an entry replaces the earlier one). */
@@ -56,7 +93,7 @@ export function createLogsStore(ctx: StoreContext) {
     loaded: false,
     loading: false,
     loadingMore: false,
-    filter: { errorsOnly: false, connectionId: null },
+    filter: NO_FILTER,
     expanded: null,
     applyPush(batch) {
       const fresh = batch.filter((e) => matchesFilter(e, get().filter));
@@ -70,11 +107,7 @@ export function createLogsStore(ctx: StoreContext) {
       set({ loading: true });
       const f = get().filter;
       try {
-        const page = await ctx.bridge.listLogs({
-          limit: PAGE_SIZE,
-          ...(f.errorsOnly ? { errorsOnly: true } : {}),
-          ...(f.connectionId ? { connectionId: f.connectionId } : {}),
-        });
+        const page = await ctx.bridge.listLogs({ limit: PAGE_SIZE, ...filterQuery(f) });
         if (seq !== loadSeq) return;
         set({ entries: mergeEntries(page.entries, pushedDuringLoad ?? []), nextBefore: page.nextBefore, loaded: true });
       } catch (err) {
@@ -95,8 +128,7 @@ export function createLogsStore(ctx: StoreContext) {
         const page = await ctx.bridge.listLogs({
           limit: PAGE_SIZE,
           before: nextBefore,
-          ...(f.errorsOnly ? { errorsOnly: true } : {}),
-          ...(f.connectionId ? { connectionId: f.connectionId } : {}),
+          ...filterQuery(f),
         });
         if (seq !== loadSeq) return;
         set((s) => ({ entries: mergeEntries(s.entries, page.entries), nextBefore: page.nextBefore }));
@@ -109,7 +141,7 @@ export function createLogsStore(ctx: StoreContext) {
     async setFilter(f) {
       const next = { ...get().filter, ...f };
       const cur = get().filter;
-      if (next.errorsOnly === cur.errorsOnly && next.connectionId === cur.connectionId) return;
+      if (sameFilter(next, cur)) return;
       set({ filter: next, entries: get().entries.filter((e) => matchesFilter(e, next)), nextBefore: null });
       await get().load();
     },

@@ -357,3 +357,46 @@ describe('shutdown', () => {
     await expect(admission.acquire(target(c), never())).rejects.toThrow();
   });
 });
+
+describe('the waits a lease reports (request log reasons)', () => {
+  it('a request admitted at once reports no wait', async () => {
+    const c = conn({ authClass: 'apikey' });
+    const { admission } = setup([c]);
+    expect((await admission.acquire(target(c), never())).waits ?? null).toBeNull();
+  });
+
+  it('a wait on a paused queue says so, with when the pause lifts', async () => {
+    const c = conn({ authClass: 'apikey' });
+    const { admission, clock, pacers } = setup([c]);
+    admission.observe(target(c), failure429, verdict({ ms: 2_000, source: 'google_rpc_retry_info' }));
+    const until = clock.now() + 2_000;
+    const p = track(admission.acquire(target(c), never()));
+    await flush();
+    clock.advance(2_000);
+    pacers.drainAll();
+    await flush();
+    expect(p.value!.waits).toEqual([{ reason: 'queue_paused', ms: 2_000, until }]);
+  });
+
+  it('a wait for the spacing of a protected queue says spacing', async () => {
+    const c = conn({ authClass: 'apikey', rateLimitOverrides: { minTimeMs: 250 } });
+    const { admission, clock, pacers } = setup([c]);
+    const p = track(admission.acquire(target(c), never()));
+    clock.advance(250);
+    pacers.drainAll();
+    await flush();
+    expect(p.value!.waits).toEqual([{ reason: 'queue_spacing', ms: 250 }]);
+  });
+
+  it('a wait for a full model cap says which cap', async () => {
+    const c = conn({ rateLimitOverrides: { modelConcurrency: { 'glm-5': 1 } } });
+    const { admission, clock } = setup([c]);
+    const held = await admission.acquire(target(c, 'glm-5'), never());
+    const p = track(admission.acquire(target(c, 'glm-5'), never()));
+    await flush();
+    clock.advance(300);
+    held.release();
+    await flush();
+    expect(p.value!.waits).toEqual([{ reason: 'concurrency_cap', ms: 300, cap: 'model' }]);
+  });
+});

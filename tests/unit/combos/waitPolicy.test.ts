@@ -24,8 +24,10 @@ const input = (over: Partial<WaitInput> = {}): WaitInput => ({
 });
 
 describe('decideWait', () => {
-  it('waits for the earliest transient exclusion when no target can be tried now', () => {
-    expect(decideWait(input())).toEqual({ wait: true, ms: 2_000, until: NOW + 2_000 });
+  it('waits for the earliest transient exclusion when no target can be tried now, and names that target', () => {
+    expect(decideWait(input())).toEqual({ wait: true, ms: 2_000, until: NOW + 2_000, first: 0 });
+    const later = input({ targets: [{ ex: cooling(5_000), spent: true }, { ex: cooling(2_000), spent: true }] });
+    expect(decideWait(later)).toEqual({ wait: true, ms: 2_000, until: NOW + 2_000, first: 1 });
   });
 
   it('allows a wait exactly at maxWaitMs and within the budget (R-SQ-23: 0 < wait <= maxWaitMs, budget >= wait)', () => {
@@ -52,7 +54,7 @@ describe('decideWait', () => {
   });
 
   it('a target that just failed (and is not excluded) cannot serve: wait for the one that asked to wait', () => {
-    expect(decideWait(input({ targets: [{ ex: cooling(3_000), spent: true }, { ex: null, spent: true }] }))).toEqual({ wait: true, ms: 3_000, until: NOW + 3_000 });
+    expect(decideWait(input({ targets: [{ ex: cooling(3_000), spent: true }, { ex: null, spent: true }] }))).toEqual({ wait: true, ms: 3_000, until: NOW + 3_000, first: 0 });
   });
 
   it.each(['quota_exhausted', 'auth_error', 'not_found', 'forbidden', 'credits_exhausted'])('never waits on %s (R-SQ-18)', (cause) => {

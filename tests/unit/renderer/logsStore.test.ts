@@ -2,7 +2,7 @@
 // pushes during a load kept, older pages appended.
 import { describe, expect, it } from 'vitest';
 import type { LogsPage } from '../../../src/shared/model';
-import { matchesFilter, mergeEntries } from '../../../src/renderer/stores/logsStore';
+import { matchesFilter, mergeEntries, REQUEST_ID_RE } from '../../../src/renderer/stores/logsStore';
 import { logEntry } from './builders';
 import { deferred, testDashboard } from './fakeBridge';
 
@@ -72,5 +72,29 @@ describe('logs store', () => {
     const merged = mergeEntries([], many);
     expect(merged).toHaveLength(2_000);
     expect(merged[0]!.id).toBe('r2099');
+  });
+
+  it('status, text, id and time-range filters go to the engine and apply to pushes the same way', async () => {
+    const { dash, bridge } = testDashboard();
+    await dash.start();
+    await dash.logs.getState().setFilter({ status: 'rate_limited', search: 'robot', from: 100, to: 900, range: 'custom' });
+    expect(bridge.listLogs).toHaveBeenLastCalledWith({ limit: 100, status: 'rate_limited', search: 'robot', from: 100, to: 900 });
+    bridge.emit('logs', [
+      logEntry({ id: 'match', status: 429, startedAt: 500, clientKeyName: 'Build robot' }),
+      logEntry({ id: 'ok-status', status: 200, startedAt: 500, clientKeyName: 'Build robot' }),
+      logEntry({ id: 'other-key', status: 429, startedAt: 500, clientKeyName: 'Laptop' }),
+      logEntry({ id: 'too-late', status: 429, startedAt: 901, clientKeyName: 'Build robot' }),
+    ]);
+    expect(dash.logs.getState().entries.map((e) => e.id)).toEqual(['match']);
+    await dash.logs.getState().setFilter({ status: null, search: '', from: null, to: null, range: 'all', requestId: 'req_0123456789ab000001' });
+    expect(bridge.listLogs).toHaveBeenLastCalledWith({ limit: 100, requestId: 'req_0123456789ab000001' });
+    bridge.emit('logs', [logEntry({ id: 'req_0123456789ab000002' }), logEntry({ id: 'req_0123456789ab000001' })]);
+    expect(dash.logs.getState().entries.map((e) => e.id)).toEqual(['req_0123456789ab000001']);
+  });
+
+  it('a whole request id is searched exactly; a part of one is searched as text', () => {
+    expect(REQUEST_ID_RE.test('req_0123456789ab000001')).toBe(true);
+    expect(REQUEST_ID_RE.test('req_0123')).toBe(false);
+    expect(REQUEST_ID_RE.test('claude-x')).toBe(false);
   });
 });

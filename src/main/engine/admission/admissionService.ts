@@ -3,7 +3,7 @@
 // strict concurrency gates (§4.1, §4.2), then dispatch with the execution budget running. A request
 // that needs to wait for nothing takes none of the timers or the pacer: it is admitted
 // synchronously. Every state change is announced through onChange (the engine coalesces pushes).
-import type { AdmissionView } from '../../../shared/model';
+import type { AdmissionView, RequestWait } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { AttemptVerdict, ResiliencePort, UpstreamFailure } from '../resilience/port';
@@ -300,21 +300,37 @@ export class AdmissionService implements AdmissionPort {
       this.changed();
     };
     let quotaRelease = noop;
+    // Why this request waits, phase by phase (only the phases it waited in): the request log's reasons.
+    const waits: RequestWait[] = [];
+    const clock = this.d.clock;
     try {
-      if (plan.queue && plan.budgets && !plan.queue.isIdle(this.d.clock.now(), plan.target.model)) {
+      if (plan.queue && plan.budgets && !plan.queue.isIdle(clock.now(), plan.target.model)) {
         const maxWaitMs = plan.budgets.maxWaitMs;
+        const now = clock.now();
+        const pauseEnd = plan.queue.pauseEnd(now, plan.target.model);
+        const t = clock.monotonic();
         await plan.queue.enter(plan.deadline, signal, (left) => queueTimeout(conn.name, maxWaitMs, left), plan.target.model);
+        waits.push(
+          pauseEnd !== null
+            ? { reason: 'queue_paused', ms: Math.round(clock.monotonic() - t), until: pauseEnd }
+            : { reason: plan.budgets.minTimeMs > 0 ? 'queue_spacing' : 'queue_busy', ms: Math.round(clock.monotonic() - t) },
+        );
       }
       const { waitTimeoutMs, maxWaiting } = concurrencyBudgets(this.d.settings.snapshot);
       const gateDeadline = this.d.clock.now() + waitTimeoutMs;
       const deadline = Math.min(gateDeadline, plan.deadline);
       if (plan.quotaShareCap !== null) {
+        const full = this.quotaShare.full(conn.id, plan.quotaShareCap);
+        const t = clock.monotonic();
         const grant = await this.quotaShare.acquire(conn.id, plan.quotaShareCap, { deadline, maxWaiting, signal });
         quotaRelease = grant.release;
+        if (full) waits.push({ reason: 'concurrency_cap', ms: Math.round(clock.monotonic() - t), cap: 'shared' });
         if (grant.failedOpen) this.d.log?.debug('admission.quotaShareFailedOpen', { connectionId: conn.id });
       }
       let gateRelease = noop;
       if (plan.stages.length > 0) {
+        const blocked = this.gate.blocked(plan.stages);
+        const t = clock.monotonic();
         const out = await this.gate.acquire(plan.stages, { deadline, maxWaiting, signal });
         if (out.kind === 'timeout') {
           throw plan.budgets && plan.deadline <= gateDeadline
@@ -324,6 +340,7 @@ export class AdmissionService implements AdmissionPort {
         if (out.kind === 'full') throw semaphoreQueueFull(conn.name, out.stage.label, out.waiting);
         if (out.kind !== 'granted') throw new Error('the concurrency gate closed');
         gateRelease = out.release;
+        if (blocked) waits.push({ reason: 'concurrency_cap', ms: Math.round(clock.monotonic() - t), cap: blocked.kind === 'model' ? 'model' : 'connection' });
       }
       // A slot that frees in the same instant the budget ends (timers run late under load) must
       // not let a request dispatch after its queue budget: it stays a queue timeout.
@@ -332,7 +349,7 @@ export class AdmissionService implements AdmissionPort {
         throw queueTimeout(conn.name, plan.budgets.maxWaitMs, null);
       }
       stopWaiting();
-      return this.dispatch(plan, gateRelease, quotaRelease);
+      return this.dispatch(plan, gateRelease, quotaRelease, waits.length ? waits : null);
     } catch (err) {
       quotaRelease();
       throw err;
@@ -342,7 +359,7 @@ export class AdmissionService implements AdmissionPort {
     }
   }
 
-  private dispatch(plan: Plan, gateRelease: () => void, quotaRelease: () => void): AdmissionLease {
+  private dispatch(plan: Plan, gateRelease: () => void, quotaRelease: () => void, waits: readonly RequestWait[] | null = null): AdmissionLease {
     const { st, mc, conn, budgets } = plan;
     st.inFlight++;
     mc.inFlight++;
@@ -359,6 +376,7 @@ export class AdmissionService implements AdmissionPort {
     return {
       queuedMs: this.d.clock.monotonic() - plan.t0,
       signal,
+      waits,
       release: () => {
         if (released) return;
         released = true;

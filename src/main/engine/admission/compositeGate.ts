@@ -102,6 +102,11 @@ export class CompositeGate {
     });
   }
 
+  /** Whether a request for these stages would wait now (one of them is at its cap). */
+  blocked(stages: readonly GateStage[]): GateStage | null {
+    return this.firstBlocked(stages);
+  }
+
   /** Holders and waiters of one semaphore (for the dashboard). */
   usage(key: string): { held: number; waiting: number; cap: number } | null {
     const s = this.slots.get(key);

@@ -1,6 +1,6 @@
 // What the proxy pipeline needs from admission control: a slot per attempt, released when the
 // attempt (including a streamed body) ends. Typed errors carry a stable code.
-import type { AdmissionView } from '../../../shared/model';
+import type { AdmissionView, RequestWait } from '../../../shared/model';
 import type { UpstreamFailure, AttemptVerdict } from '../resilience/port';
 import type { Target } from '../routing/target';
 
@@ -15,6 +15,11 @@ export interface AdmissionLease {
   queuedMs: number;
   /** Aborted when the execution budget (executionMaxWaitMs) runs out. */
   signal: AbortSignal;
+  /**
+   * What the wait was for, when there was one (the request log shows each with its reason): the
+   * queue's pause, its spacing, requests queued first, a full concurrency cap. Null: no wait.
+   */
+  waits?: readonly RequestWait[] | null;
   release(): void;
 }
 

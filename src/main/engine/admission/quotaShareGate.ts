@@ -31,6 +31,11 @@ export class QuotaShareGate {
     return this.gate.tryAcquire(this.stage(connectionId, cap));
   }
 
+  /** Whether a request would wait for a slot now (the account is at its cap). */
+  full(connectionId: string, cap: number): boolean {
+    return this.gate.blocked(this.stage(connectionId, cap)) !== null;
+  }
+
   /** Waits for a slot; never refuses (fails open). Rejects only when the signal aborts. */
   async acquire(connectionId: string, cap: number, wait: GateWait): Promise<QuotaShareGrant> {
     const outcome = await this.gate.acquire(this.stage(connectionId, cap), wait);

@@ -6,7 +6,7 @@ import type { LogsPage, RequestLogEntry } from '../../../shared/model';
 import type { CancelTimer, Clock } from '../clock';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
-import { insertOps, pruneOps, type LogsRepo } from '../store/logsRepo';
+import { insertOps, pruneOps, type LogPageQuery, type LogsRepo } from '../store/logsRepo';
 import { NO_JOURNAL, type LogJournal } from './logJournal';
 import type { LogWriter } from './logWriter';
 
@@ -16,6 +16,10 @@ const FLUSH_ROWS = 2000;
 const PRUNE_EVERY_MS = 10 * 60_000;
 /** Provisional entries kept for re-journalling (requests answering now); more is a leak, not load. */
 const MAX_OPEN = 10_000;
+
+/** A client key's name by id (in memory: the key service's map), and whether it was revoked. */
+export type ClientKeyNames = (id: string) => { name: string; revoked: boolean } | null;
+const NO_KEY_NAMES: ClientKeyNames = () => null;
 
 export class RequestLog {
   private buffer: RequestLogEntry[] = [];
@@ -32,6 +36,7 @@ export class RequestLog {
     private readonly log: Logger,
     private readonly limits: () => { retentionDays: number; maxRows: number },
     private readonly journal: LogJournal = NO_JOURNAL,
+    private readonly keyNames: ClientKeyNames = NO_KEY_NAMES,
   ) {}
 
   /**
@@ -75,6 +80,12 @@ export class RequestLog {
     for (const e of this.open.values()) this.journal.append(e);
     this.writer.write(insertOps(batch));
     void this.writer.drain().then(discard);
+    // The pushed entries carry their client key's name, as a read of the store does (joined there).
+    for (const e of batch) {
+      const k = e.clientKeyId ? this.keyNames(e.clientKeyId) : null;
+      e.clientKeyName = k?.name ?? null;
+      e.clientKeyRevoked = k?.revoked ?? false;
+    }
     this.bus.emit('logs', batch);
     const now = this.clock.now();
     if (now - this.lastPrune > PRUNE_EVERY_MS) {
@@ -89,7 +100,7 @@ export class RequestLog {
     this.writer.write(pruneOps(this.clock.now() - retentionDays * 86_400_000, maxRows));
   }
 
-  async page(opts: { limit: number; before?: number; connectionId?: string; errorsOnly?: boolean }): Promise<LogsPage> {
+  async page(opts: LogPageQuery): Promise<LogsPage> {
     this.flush();
     await this.writer.drain();
     return this.repo.page(opts);

@@ -191,8 +191,7 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
       return { revoked };
     },
 
-    listLogs: async ({ limit, before, connectionId, errorsOnly }) =>
-      d.requestLog.page({ limit: limit ?? 100, before, connectionId, errorsOnly }),
+    listLogs: async ({ limit, ...query }) => d.requestLog.page({ limit: limit ?? 100, ...query }),
     getLog: async ({ id }) => {
       const e = await d.requestLog.get(id);
       if (!e) throw notFound('request', id);

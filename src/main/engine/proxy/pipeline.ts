@@ -15,7 +15,7 @@ import { sleep, type Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
 import type { Logger, SecretRedactor } from '../logger';
 import type { RequestLog } from '../logs/requestLog';
-import type { ResiliencePort } from '../resilience/port';
+import type { Exclusion, ResiliencePort } from '../resilience/port';
 import type { ComboRouter } from '../routing/combos/comboRouter';
 import { ModelCatalog } from '../routing/combos/modelCatalog';
 import { decideWait } from '../routing/combos/waitPolicy';
@@ -151,9 +151,10 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
       const probe = await lastResort(deps, call, request, record, walk);
       if (probe === 'done') return;
       if (probe === 'stop' || request.signal.aborted) break;
-      const waitMs = cooldownWait(deps, call, plan, walk);
-      if (waitMs === null) break;
-      record.waited(waitMs, 'every target held back by a short cooldown');
+      const wait = cooldownWait(deps, call, plan, walk);
+      if (wait === null) break;
+      const waitMs = wait.ms;
+      record.waited(waitMs, 'every target held back by a short cooldown', wait);
       if (plan.combo) deps.log.info('combo.waiting', { combo: plan.combo.name, ms: waitMs, requestId: call.requestId });
       else deps.log.info('model.waiting', { model, ms: waitMs, requestId: call.requestId });
       try {
@@ -284,11 +285,12 @@ async function probeGuessed(
  * How long to wait before walking the targets again (R-SQ-16/23), or null to answer now. Combos
  * and plain models alike, with the same limits; plain models unless `cooldownWait.plainModels` is off.
  */
-function cooldownWait(deps: PipelineDeps, call: InboundCall, plan: RoutePlan, walk: Walk): number | null {
+function cooldownWait(deps: PipelineDeps, call: InboundCall, plan: RoutePlan, walk: Walk): { ms: number; until: number; target: Target; ex: Exclusion } | null {
   // A client already reading a stream is not kept waiting on a cooldown.
   if (walk.countTokensUnsupported || walk.streams.client?.committed) return null;
   const v = deps.settings.values;
   const now = deps.clock.now();
+  const targets = plan.order.map((t) => ({ ex: deps.resilience.exclusion(t, now), spent: walk.spent.has(t) }));
   const d = decideWait({
     settings: {
       enabled: v['comboCooldownWait.enabled'],
@@ -301,10 +303,10 @@ function cooldownWait(deps: PipelineDeps, call: InboundCall, plan: RoutePlan, wa
     elapsedMs: deps.clock.monotonic() - call.startMono,
     now,
     retryable: walk.last ? walk.last.verdict.failover : walk.lastAdmission === null,
-    targets: plan.order.map((t) => ({ ex: deps.resilience.exclusion(t, now), spent: walk.spent.has(t) })),
+    targets,
   });
   walk.waitRefused = d.wait ? null : d.why;
-  return d.wait ? d.ms : null;
+  return d.wait ? { ms: d.ms, until: d.until, target: plan.order[d.first]!, ex: targets[d.first]!.ex! } : null;
 }
 
 /**
@@ -397,7 +399,7 @@ async function runAttempt(
   asLastResort = false,
 ): Promise<'done' | 'next' | 'again' | 'stop'> {
   const { resilience, clock } = deps;
-  const entry = record.startAttempt(target, lease.queuedMs);
+  const entry = record.startAttempt(target, lease.queuedMs, lease.waits);
   if (asLastResort) entry.lastResort = true;
   walk.retries?.mark(target, entry);
   const t0 = clock.monotonic();

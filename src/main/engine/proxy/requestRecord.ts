@@ -3,7 +3,7 @@
 // shape, an upstream error relayed in its own words, a local token estimate, or nothing for a
 // client that left — written with exactly one request-log row.
 import { modelHeaderValue } from '../../../shared/modelIds';
-import type { AffinityTrace, AttemptEntry, ComboTrace, ComboTraceRow, LeaseTrace, RequestLogEntry, SkipEntry } from '../../../shared/model';
+import type { AffinityTrace, AttemptEntry, ComboTrace, ComboTraceRow, LeaseTrace, RequestLogEntry, RequestWait, SkipEntry } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { RequestLog } from '../logs/requestLog';
 import type { Exclusion, UpstreamFailure } from '../resilience/port';
@@ -47,6 +47,8 @@ export class RequestRecord {
   /** The exclusive lease the request presented and what it did. */
   lease: LeaseTrace | null = null;
   private finished = false;
+  /** The waits taken so far (request queue, concurrency caps, cooldown waits); null until the first. */
+  private waits: RequestWait[] | null = null;
   /** The combo's order and each target's outcome, when a combo routed the request. */
   private trace: ComboTrace | null = null;
   private readonly rowAttempts = new Map<ComboTraceRow, AttemptEntry>();
@@ -104,9 +106,23 @@ export class RequestRecord {
     return this.trace?.name ?? null;
   }
 
-  /** A cooldown-aware wait the request took before walking the targets again. */
-  waited(ms: number, reason: string): void {
+  /**
+   * A cooldown-aware wait the request took before walking the targets again: every target was
+   * held back, and it waited for `first.target`'s exclusion to lift at `first.until`.
+   */
+  waited(ms: number, reason: string, first: { until: number; target: Target; ex: Exclusion }): void {
     this.trace?.waits.push({ ms: Math.round(ms), reason });
+    const t = first.target;
+    (this.waits ??= []).push({
+      reason: 'all_cooling',
+      ms: Math.round(ms),
+      until: first.until,
+      heldBy: first.ex.reason,
+      connectionId: t.conn.id,
+      connectionName: t.conn.name,
+      model: t.model,
+      attempt: null,
+    });
   }
 
   /** The trace row of this target (the first, should a connection appear twice). A scan: a combo has few rows. */
@@ -141,8 +157,15 @@ export class RequestRecord {
     }
   }
 
-  startAttempt(target: Target, queuedMs: number): AttemptEntry {
+  /** An attempt starts; `waits` are what admission waited for first (none: null). */
+  startAttempt(target: Target, queuedMs: number, waits: readonly RequestWait[] | null = null): AttemptEntry {
     const { conn } = target;
+    if (waits) {
+      const attempt = this.attempts.length + 1;
+      for (const w of waits) {
+        (this.waits ??= []).push({ ...w, connectionId: conn.id, connectionName: conn.name, model: target.model, attempt });
+      }
+    }
     const entry: AttemptEntry = {
       attempt: this.attempts.length + 1,
       connectionId: conn.id,
@@ -335,6 +358,9 @@ export class RequestRecord {
       combo: this.trace,
       affinity: this.affinity,
       lease: this.lease,
+      clientKeyName: null,
+      clientKeyRevoked: false,
+      waits: this.waits ?? NO_WAITS,
     };
   }
 
@@ -349,6 +375,9 @@ export class RequestRecord {
     this.deps.requestLog.append(e);
   }
 }
+
+/** The waits of a request that waited for nothing: one shared, never-written list. */
+const NO_WAITS: RequestWait[] = Object.freeze([]) as unknown as RequestWait[];
 
 function served(e: RequestLogEntry, target: Target): void {
   e.model = target.model;

@@ -1,7 +1,9 @@
 // proxy_logs (one row per request) and proxy_log_attempts (one row per upstream attempt).
 // Rows are written in batches by the RequestLog service; reads page by the request sequence.
-import type { AffinityTrace, AttemptEntry, ComboTrace, InboundProtocol, LeaseTrace, LogsPage, RequestLogEntry, SkipEntry, StreamWatchdog } from '../../../shared/model';
+import type { AffinityTrace, AttemptEntry, ComboTrace, InboundProtocol, LeaseTrace, LogsPage, RequestLogEntry, RequestWait, SkipEntry, StreamWatchdog } from '../../../shared/model';
+import { REQUEST_WAIT_REASONS } from '../../../shared/model';
 import { jsonTooDeep } from '../../../shared/jsonBounds';
+import type { LogQuery, LogStatusClass } from '../../../shared/logQuery';
 import type { Db } from './db';
 import { readJsonColumn, UnreadableRows } from './unreadableRows';
 
@@ -33,6 +35,11 @@ interface LogRow {
   combo: string | null;
   /** JSON {affinity, lease} (migration 5). */
   session: string | null;
+  /** JSON list of RequestWait (migration 9); NULL: no wait. */
+  waits?: string | null;
+  /** The client key's name and revocation time, joined from client_keys at read. */
+  ck_name?: string | null;
+  ck_revoked_at?: number | null;
 }
 
 interface AttemptRow {
@@ -115,6 +122,24 @@ function droppedList(text: string | null): string[] {
   }
 }
 
+const WAIT_REASONS: ReadonlySet<string> = new Set(REQUEST_WAIT_REASONS);
+const NO_WAITS: RequestWait[] = [];
+
+/** The waits column: a JSON list of waits; anything else (or a wait with an unknown reason) reads as none. */
+function waitList(text: string | null | undefined): RequestWait[] {
+  if (!text) return NO_WAITS.slice();
+  try {
+    const v: unknown = JSON.parse(text);
+    if (!Array.isArray(v)) return [];
+    return v.filter(
+      (w): w is RequestWait =>
+        typeof w === 'object' && w !== null && WAIT_REASONS.has((w as RequestWait).reason) && typeof (w as RequestWait).ms === 'number',
+    );
+  } catch {
+    return [];
+  }
+}
+
 /** The entry for a row, or why it cannot be read. */
 function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { reason: string } {
   const parsed = readJsonColumn('skipped', r.skipped);
@@ -163,6 +188,9 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
     combo,
     affinity: session.affinity ?? null,
     lease: session.lease ?? null,
+    clientKeyName: r.ck_name ?? null,
+    clientKeyRevoked: r.ck_revoked_at != null,
+    waits: waitList(r.waits),
   };
 }
 
@@ -174,8 +202,8 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
 export const LOG_WRITE_SQL = [
   `INSERT INTO proxy_logs (id, started_at, protocol, path, client_key_id, requested_model, model, stream, status,
      error_code, error_message, connection_id, connection_name, provider, ttfb_ms, duration_ms, input_tokens,
-     output_tokens, skipped, combo, session)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     output_tokens, skipped, combo, session, waits)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
      status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort, via, egress_ip,
      first_output_ms, bytes, frames, output_frames, watchdog, continued_elsewhere, continuation, prefill_refused,
@@ -222,6 +250,7 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
       e.skipped.length ? JSON.stringify(e.skipped) : '[]',
       e.combo ? JSON.stringify(e.combo) : null,
       e.affinity || e.lease ? JSON.stringify({ affinity: e.affinity ?? null, lease: e.lease ?? null }) : null,
+      e.waits?.length ? JSON.stringify(e.waits) : null,
     ]);
     for (const a of e.attempts) {
       ops.push([
@@ -282,23 +311,46 @@ export function runLogWrites(db: Db, ops: LogWriteOp[], cache?: Map<number, Stat
 
 type Statement = ReturnType<Db['prepare']>;
 
+/** The columns of a read: the row, and its client key's name and revocation (keys are never deleted). */
+const READ_FROM = `SELECT l.*, ck.name AS ck_name, ck.revoked_at AS ck_revoked_at
+  FROM proxy_logs l LEFT JOIN client_keys ck ON ck.id = l.client_key_id`;
+
+/**
+ * Each status class as SQL on l.status. The failed classes spell `l.status >= 400` out, so the
+ * planner can walk the partial index of failed requests (idx_pl_failed, migration 9).
+ */
+const STATUS_SQL: Record<LogStatusClass, string> = {
+  ok: 'l.status < 400',
+  failed: 'l.status >= 400',
+  client_error: 'l.status >= 400 AND l.status < 500 AND l.status NOT IN (429, 499)',
+  rate_limited: 'l.status >= 400 AND l.status = 429',
+  cancelled: 'l.status >= 400 AND l.status = 499',
+  server_error: 'l.status >= 400 AND l.status >= 500',
+};
+
+/** LIKE's own characters in a search text, escaped (with ESCAPE '\\'). */
+const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+const SEARCH_SQL = `(l.id LIKE @search ESCAPE '\\' OR l.requested_model LIKE @search ESCAPE '\\' OR l.model LIKE @search ESCAPE '\\'
+    OR l.connection_name LIKE @search ESCAPE '\\' OR l.provider LIKE @search ESCAPE '\\' OR ck.name LIKE @search ESCAPE '\\'
+    OR l.error_message LIKE @search ESCAPE '\\' OR l.error_code LIKE @search ESCAPE '\\'
+    OR EXISTS (SELECT 1 FROM proxy_log_attempts a WHERE a.request_id = l.id
+               AND (a.connection_name LIKE @search ESCAPE '\\' OR a.model LIKE @search ESCAPE '\\' OR a.error_message LIKE @search ESCAPE '\\')))`;
+
+export type LogPageQuery = LogQuery & { limit: number; before?: number };
+
 /** Reads of the request log. Writes go through a LogWriter (see logs/logWriter.ts). */
 export class LogsRepo {
   private readonly stmts;
+  /** Page statements by the filters they use (a handful of shapes; each prepared once). */
+  private readonly pages = new Map<string, Statement>();
 
   constructor(
     private readonly db: Db,
     private readonly unreadable: UnreadableRows = new UnreadableRows(),
   ) {
     this.stmts = {
-      page: db.prepare(
-        `SELECT * FROM proxy_logs WHERE seq < @before
-           AND (@connectionId IS NULL OR connection_id = @connectionId
-                OR id IN (SELECT request_id FROM proxy_log_attempts WHERE connection_id = @connectionId))
-           AND (@errorsOnly = 0 OR status >= 400)
-         ORDER BY seq DESC LIMIT @limit`,
-      ),
-      byId: db.prepare('SELECT * FROM proxy_logs WHERE id = ?'),
+      byId: db.prepare(`${READ_FROM} WHERE l.id = ?`),
       has: db.prepare('SELECT 1 FROM proxy_logs WHERE id = ?').pluck(),
       attemptsFor: db.prepare('SELECT * FROM proxy_log_attempts WHERE request_id = ? ORDER BY attempt'),
       // SPEC R-EGR-03/11: the last egress IP of each listed connection within the window. Bounded by
@@ -313,6 +365,29 @@ export class LogsRepo {
     };
   }
 
+  /**
+   * The statement of a page with these filters: only the conditions in use are in its WHERE, so
+   * each shape gets its own plan (the request id through its unique index, a time range through
+   * idx_pl_timestamp, the failed classes through idx_pl_failed, newest first by seq otherwise).
+   */
+  private pageStatement(q: LogPageQuery, status: LogStatusClass | undefined): Statement {
+    const key = [q.requestId ? 'i' : '', q.connectionId ? 'c' : '', status ?? '', q.search ? 's' : '', q.from !== undefined ? 'f' : '', q.to !== undefined ? 't' : ''].join('|');
+    let st = this.pages.get(key);
+    if (st) return st;
+    const where = ['l.seq < @before'];
+    if (q.requestId) where.push('l.id = @requestId');
+    if (q.connectionId) {
+      where.push('(l.connection_id = @connectionId OR l.id IN (SELECT request_id FROM proxy_log_attempts WHERE connection_id = @connectionId))');
+    }
+    if (status) where.push(STATUS_SQL[status]);
+    if (q.from !== undefined) where.push('l.started_at >= @from');
+    if (q.to !== undefined) where.push('l.started_at <= @to');
+    if (q.search) where.push(SEARCH_SQL);
+    st = this.db.prepare(`${READ_FROM} WHERE ${where.join(' AND ')} ORDER BY l.seq DESC LIMIT @limit`);
+    this.pages.set(key, st);
+    return st;
+  }
+
   /** The last recorded egress IP (and when) of each of these connections since `since`. */
   lastEgressIps(connectionIds: readonly string[], since: number): Map<string, { ip: string; at: number }> {
     const out = new Map<string, { ip: string; at: number }>();
@@ -322,17 +397,22 @@ export class LogsRepo {
     return out;
   }
 
-  page(opts: { limit: number; before?: number; connectionId?: string; errorsOnly?: boolean }): LogsPage {
-    const rows = this.stmts.page.all({
-      before: opts.before ?? Number.MAX_SAFE_INTEGER,
-      connectionId: opts.connectionId ?? null,
-      errorsOnly: opts.errorsOnly ? 1 : 0,
-      limit: opts.limit,
-    }) as LogRow[];
+  page(q: LogPageQuery): LogsPage {
+    // "Errors only" is the failed class; beside another class it adds nothing (every class but ok
+    // is a failed one), and beside ok it leaves nothing.
+    if (q.errorsOnly && q.status === 'ok') return { entries: [], nextBefore: null };
+    const status: LogStatusClass | undefined = q.status ?? (q.errorsOnly ? 'failed' : undefined);
+    const params: Record<string, string | number> = { before: q.before ?? Number.MAX_SAFE_INTEGER, limit: q.limit };
+    if (q.requestId) params.requestId = q.requestId;
+    if (q.connectionId) params.connectionId = q.connectionId;
+    if (q.search) params.search = likePattern(q.search);
+    if (q.from !== undefined) params.from = q.from;
+    if (q.to !== undefined) params.to = q.to;
+    const rows = this.pageStatement(q, status).all(params) as (LogRow & { seq: number })[];
     // A row that cannot be read is left out of the page (paging still follows the rows).
     const entries = rows.map((r) => this.read(r)).filter((e): e is RequestLogEntry => e !== null);
     const last = rows[rows.length - 1];
-    return { entries, nextBefore: rows.length === opts.limit && last ? last.seq : null };
+    return { entries, nextBefore: rows.length === q.limit && last ? last.seq : null };
   }
 
   /** The entries whose id is not stored yet, inserted now on this connection (start-up recovery); how many. */

@@ -263,4 +263,16 @@ export const migrations: Migration[] = [
       ALTER TABLE proxy_log_attempts ADD COLUMN retry_after_status INTEGER;
     `,
   },
+  {
+    version: 9,
+    name: 'request log: the waits of each request, and an index of failed requests',
+    // The waits a request took (request queue, concurrency caps, cooldown waits) with their reason,
+    // as JSON beside the skips; NULL when it waited for nothing. The partial index holds failed
+    // requests only, so the "failed" filters page through them without scanning every success,
+    // and a successful request (nearly all of them) costs no extra B-tree insert.
+    sql: `
+      ALTER TABLE proxy_logs ADD COLUMN waits TEXT;
+      CREATE INDEX idx_pl_failed ON proxy_logs(seq) WHERE status >= 400;
+    `,
+  },
 ];

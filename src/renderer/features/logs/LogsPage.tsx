@@ -1,20 +1,25 @@
-// Request log: recent requests, newest first, arriving live. Each request opens to its attempts
-// (connection, status, failure reason, timings, whether it failed over) and the connections that
-// were skipped, with why.
-import { Fragment } from 'react';
+// Request log: recent requests, newest first, arriving live. Each row shows the model asked for
+// and the one served, the client key, the request id agents receive, and who served it (or, in
+// plain words, why no one did); filters by text or id, status and time range run in the engine.
+// Each request opens to its waits (with why), its attempts and the connections skipped, with why.
+import { Fragment, useCallback, useEffect, useState } from 'react';
 import { DataTable, type ColumnSpec } from '../../components/DataTable';
 import { HttpStatus } from '../../components/status';
-import { Badge, Card, EmptyState, PageHeader, Spinner, Switch } from '../../components/ui';
+import { TechName } from '../../components/TechName';
+import { Badge, Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { formatClock, formatMs, formatRemaining } from '../../lib/format';
 import { STRATEGY_INFO } from '../../lib/comboStrategies';
 import { describeErrorType, SKIP_REASONS } from '../../lib/reasons';
+import { describeRequestError, describeWait, modelShown, waitSummary } from '../../lib/logWords';
 import { describeStream } from '../../lib/streamWords';
 import { describeRetry } from '../../lib/retryWords';
 import { translationLabel } from '../../lib/translation';
 import { describeAffinity, describeLease, SESSION_SOURCE_LABELS, shortSession } from '../../lib/sessionWords';
 import type { ComboTrace, RequestLogEntry, SkipReason } from '../../../shared/model';
+import type { LogStatusClass } from '../../../shared/logQuery';
+import { isFiltered, REQUEST_ID_RE, type LogFilter, type LogRange } from '../../stores/logsStore';
 
 const PROTOCOL_LABEL: Record<RequestLogEntry['protocol'], string> = {
   'anthropic-messages': 'Messages',
@@ -96,14 +101,212 @@ function routeTag(e: RequestLogEntry): string | null {
   return a.pin === 'followed' ? 'followed pin' : null;
 }
 
+const capitalise = (t: string | null): string => (t ? t[0]!.toUpperCase() + t.slice(1) : '');
+
+/** Every wait the request took before an attempt, or before walking its targets again, with why. */
+function WaitDetails({ e }: { e: RequestLogEntry }) {
+  if (!e.waits || e.waits.length === 0) return null;
+  return (
+    <>
+      <h4>Waits</h4>
+      <ul className="skip-list">
+        {e.waits.map((w, i) => (
+          <li key={i} data-testid="log-wait">
+            {describeWait(w)}
+            {w.attempt ? <span className="muted"> · before attempt {w.attempt}</span> : null}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** The model column: the model the client asked for, and the one served when they differ. */
+function ModelCell({ e }: { e: RequestLogEntry }) {
+  const m = modelShown(e);
+  return (
+    <td data-testid="log-model">
+      <code className="mono">{m.requested ?? '—'}</code>
+      {m.served && (
+        <>
+          {' '}
+          <span aria-label="served as">→</span> <code className="mono">{m.served}</code>
+        </>
+      )}
+      {e.stream && <span className="muted small"> stream</span>}
+      <div className="muted small">
+        {PROTOCOL_LABEL[e.protocol] ?? e.path}
+        {e.combo && <> · via combo {e.combo.name}</>}
+      </div>
+    </td>
+  );
+}
+
+/** Who served the request, or in plain words why no one did; and what it waited for. */
+function ServedByCell({ e }: { e: RequestLogEntry }) {
+  const waited = waitSummary(e.waits);
+  const reason = e.connectionName ? null : describeRequestError(e.errorCode);
+  return (
+    <td data-testid="log-served-by">
+      {e.connectionName ?? (
+        <span className="muted">
+          {reason ? capitalise(reason) : '—'}
+          {e.errorCode && <TechName name={e.errorCode} />}
+        </span>
+      )}
+      {routeTag(e) && <div className="muted small" data-testid="log-route-tag">{routeTag(e)}</div>}
+      {waited && <div className="small warn-text" data-testid="log-wait-summary">{waited}</div>}
+    </td>
+  );
+}
+
+const STATUS_OPTIONS: { value: LogStatusClass; label: string }[] = [
+  { value: 'ok', label: 'Succeeded' },
+  { value: 'failed', label: 'Failed (any error)' },
+  { value: 'rate_limited', label: 'Rate limited' },
+  { value: 'client_error', label: 'Refused (request errors)' },
+  { value: 'server_error', label: 'Server errors' },
+  { value: 'cancelled', label: 'Cancelled by the client' },
+];
+
+const RANGE_OPTIONS: { value: LogRange; label: string; ms?: number }[] = [
+  { value: 'all', label: 'Any time' },
+  { value: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },
+  { value: '1h', label: 'Last hour', ms: 60 * 60_000 },
+  { value: '24h', label: 'Last 24 hours', ms: 24 * 60 * 60_000 },
+  { value: 'custom', label: 'Custom range' },
+];
+
+const pad = (n: number) => String(n).padStart(2, '0');
+/** Epoch ms as a datetime-local value (local wall clock, to the second). */
+function toLocalInput(at: number | null): string {
+  if (at === null) return '';
+  const d = new Date(at);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+function fromLocalInput(v: string): number | null {
+  if (!v) return null;
+  const t = new Date(v).getTime();
+  return Number.isFinite(t) ? t : null;
+}
+
+/** Text or request-id search, the status class, the time range and the connection. */
+function Filters({ filter, offset, set }: { filter: LogFilter; offset: number; set: (f: Partial<LogFilter>) => void }) {
+  const d = useDashboard();
+  const connections = useSel(d.connections, (s) => s.list);
+  const [text, setText] = useState(filter.requestId ?? filter.search);
+  const [custom, setCustom] = useState({ from: toLocalInput(filter.from === null ? null : filter.from - offset), to: toLocalInput(filter.to === null ? null : filter.to - offset) });
+  const [rangeError, setRangeError] = useState<string | null>(null);
+
+  // Typing settles for a moment before the engine is asked.
+  useEffect(() => {
+    const t = setTimeout(() => {
+      const v = text.trim();
+      if (REQUEST_ID_RE.test(v)) set({ requestId: v, search: '' });
+      else set({ requestId: null, search: v });
+    }, 250);
+    return () => clearTimeout(t);
+  }, [text, set]);
+
+  const applyCustom = (next: { from: string; to: string }) => {
+    setCustom(next);
+    const from = fromLocalInput(next.from);
+    const to = fromLocalInput(next.to);
+    if (from !== null && to !== null && from > to) {
+      setRangeError('The start of the range is after its end.');
+      return;
+    }
+    setRangeError(null);
+    set({ range: 'custom', from: from === null ? null : from + offset, to: to === null ? null : to + offset });
+  };
+
+  return (
+    <div className="filters log-filters">
+      <label className="inline-label">
+        Search
+        <input
+          type="search"
+          className="search"
+          placeholder="Request id, model, connection, key or error"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+      </label>
+      <label className="inline-label">
+        Status
+        <select value={filter.status ?? ''} onChange={(e) => set({ status: (e.target.value || null) as LogStatusClass | null, errorsOnly: false })}>
+          <option value="">Every status</option>
+          {STATUS_OPTIONS.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="inline-label">
+        Time
+        <select
+          value={filter.range}
+          onChange={(e) => {
+            const r = RANGE_OPTIONS.find((o) => o.value === e.target.value) ?? RANGE_OPTIONS[0]!;
+            setRangeError(null);
+            if (r.value === 'custom') applyCustom(custom);
+            else set({ range: r.value, from: r.ms ? Date.now() + offset - r.ms : null, to: null });
+          }}
+        >
+          {RANGE_OPTIONS.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      </label>
+      {filter.range === 'custom' && (
+        <>
+          <label className="inline-label">
+            From
+            <input type="datetime-local" step={1} value={custom.from} onChange={(e) => applyCustom({ ...custom, from: e.target.value })} />
+          </label>
+          <label className="inline-label">
+            To
+            <input type="datetime-local" step={1} value={custom.to} onChange={(e) => applyCustom({ ...custom, to: e.target.value })} />
+          </label>
+          {rangeError && (
+            <span className="danger-text small" role="alert">
+              {rangeError}
+            </span>
+          )}
+        </>
+      )}
+      <label className="inline-label">
+        Connection
+        <select value={filter.connectionId ?? ''} onChange={(e) => set({ connectionId: e.target.value || null })}>
+          <option value="">All connections</option>
+          {connections.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </label>
+    </div>
+  );
+}
+
 function Details({ e, now }: { e: RequestLogEntry; now: number }) {
   return (
     <div className="log-details">
-      {e.errorMessage && (
-        <div className="callout callout-danger">
-          {e.errorCode && <code className="mono">{e.errorCode}</code>} {e.errorMessage}
+      {(e.errorMessage || e.errorCode) && (
+        <div className="callout callout-danger" data-testid="log-error">
+          {e.errorCode && (
+            <>
+              <strong>{capitalise(describeRequestError(e.errorCode))}.</strong> <TechName name={e.errorCode} />{' '}
+            </>
+          )}
+          {e.errorMessage}
         </div>
       )}
+      <WaitDetails e={e} />
       {e.combo && <ComboDetails c={e.combo} />}
       <SessionDetails e={e} />
       <h4>Attempts</h4>
@@ -196,42 +399,31 @@ export function LogsPage() {
   const filter = useSel(d.logs, (s) => s.filter);
   const expanded = useSel(d.logs, (s) => s.expanded);
   const link = useSel(d.app, (s) => s.link);
-  const connections = useSel(d.connections, (s) => s.list);
+  const offset = useSel(d.app, (s) => s.clockOffsetMs);
   const store = d.logs.getState();
+  const setFilter = useCallback((f: Partial<LogFilter>) => void d.logs.getState().setFilter(f), [d.logs]);
+  const filtered = isFiltered(filter);
 
   return (
     <div className="page">
       <PageHeader
         title="Request log"
-        description="Every request through the proxy: which connection served it, each attempt, and why other connections were skipped."
+        description="Every request through the proxy: the model asked for and the one served, the client key that sent it, which connection served it, what it waited for and why, each attempt, and why other connections were skipped."
         actions={link === 'open' ? <Badge tone="ok" dot>Live</Badge> : <Badge tone="warn" dot>Paused until reconnected</Badge>}
       />
-      <div className="filters">
-        <Switch compact label="Errors only" checked={filter.errorsOnly} onChange={(v) => void store.setFilter({ errorsOnly: v })} />
-        <label className="inline-label">
-          Connection
-          <select value={filter.connectionId ?? ''} onChange={(e) => void store.setFilter({ connectionId: e.target.value || null })}>
-            <option value="">All connections</option>
-            {connections.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        {loading && <Spinner label="Loading requests" />}
-      </div>
+      <Filters filter={filter} offset={offset} set={setFilter} />
+      {loading && <Spinner label="Loading requests" />}
       {!loaded ? (
         <Spinner label="Loading requests" />
       ) : entries.length === 0 ? (
-        <EmptyState title={filter.errorsOnly || filter.connectionId ? 'No request matches' : 'No requests yet'}>
-          {filter.errorsOnly || filter.connectionId
+        <EmptyState title={filtered ? 'No request matches' : 'No requests yet'}>
+          {filtered
             ? 'Change the filters to see more.'
             : 'Requests appear here as your agents send them, live.'}
         </EmptyState>
       ) : (
         <Card>
-          <DataTable label="Requests" columns={[DETAILS_COLUMN, 'Time', 'Status', 'Model', 'API', 'Served by', 'Attempts', 'First byte', 'Total', 'Tokens']} className="log-table">
+          <DataTable label="Requests" columns={[DETAILS_COLUMN, 'Time', 'Status', 'Model', 'Client key', 'Request id', 'Served by', 'Attempts', 'Duration', 'Tokens']} className="log-table">
             {entries.map((e) => {
               const open = expanded === e.id;
               const failovers = e.attempts.filter((a) => a.failedOver).length;
@@ -253,23 +445,26 @@ export function LogsPage() {
                     <td>
                       <HttpStatus status={e.status} />
                     </td>
-                    <td>
-                      <code className="mono">{e.model ?? e.requestedModel ?? '—'}</code>
-                      {e.stream && <span className="muted small"> stream</span>}
-                      {e.combo && <div className="muted small">via combo {e.combo.name}</div>}
+                    <ModelCell e={e} />
+                    <td data-testid="log-key">
+                      {e.clientKeyName ?? <span className="muted">{e.clientKeyId ? 'unknown key' : 'none'}</span>}
+                      {e.clientKeyRevoked && <div className="muted small">revoked since</div>}
                     </td>
-                    <td>{PROTOCOL_LABEL[e.protocol] ?? e.path}</td>
-                    <td>
-                      {e.connectionName ?? <span className="muted">{e.errorCode ?? '—'}</span>}
-                      {routeTag(e) && <div className="muted small" data-testid="log-route-tag">{routeTag(e)}</div>}
+                    <td data-testid="log-request-id">
+                      <code className="mono small" data-tech-name>
+                        {e.id}
+                      </code>
                     </td>
+                    <ServedByCell e={e} />
                     <td className="tabular">
                       {e.attempts.length}
                       {failovers > 0 && <span className="warn-text small"> · {failovers} failover{failovers > 1 ? 's' : ''}</span>}
                       {e.skipped.length > 0 && <span className="muted small"> · {e.skipped.length} skipped</span>}
                     </td>
-                    <td className="tabular">{formatMs(e.ttfbMs)}</td>
-                    <td className="tabular">{formatMs(e.durationMs)}</td>
+                    <td className="tabular nowrap">
+                      {formatMs(e.durationMs)}
+                      {e.ttfbMs !== null && <div className="muted small">first byte {formatMs(e.ttfbMs)}</div>}
+                    </td>
                     <td className="tabular">
                       {e.inputTokens !== null || e.outputTokens !== null ? `${e.inputTokens ?? '?'} / ${e.outputTokens ?? '?'}` : '—'}
                     </td>

@@ -65,7 +65,8 @@ export type WaitRefusal =
   | 'attempts'
   | 'budget';
 
-export type WaitDecision = { wait: true; ms: number; until: number } | { wait: false; why: WaitRefusal; until: number | null };
+/** `first`: the index (in `targets`) of the target whose exclusion lifts first. */
+export type WaitDecision = { wait: true; ms: number; until: number; first: number } | { wait: false; why: WaitRefusal; until: number | null };
 
 export function decideWait(i: WaitInput): WaitDecision {
   if (!i.retryable) return { wait: false, why: 'not_retryable', until: null };
@@ -73,7 +74,14 @@ export function decideWait(i: WaitInput): WaitDecision {
   // for another reason, e.g. the attempt budget or the request queue).
   if (i.targets.some((t) => t.ex === null && !t.spent)) return { wait: false, why: 'target_available', until: null };
   let until: number | null = null;
-  for (const t of i.targets) if (t.ex && isTransient(t.ex, i.now) && (until === null || t.ex.until! < until)) until = t.ex.until;
+  let first = -1;
+  for (let n = 0; n < i.targets.length; n++) {
+    const ex = i.targets[n]!.ex;
+    if (ex && isTransient(ex, i.now) && (until === null || ex.until! < until)) {
+      until = ex.until;
+      first = n;
+    }
+  }
   if (until === null) return { wait: false, why: 'nothing_transient', until: null };
   const ms = until - i.now;
   const refuse = (why: WaitRefusal): WaitDecision => ({ wait: false, why, until });
@@ -83,7 +91,7 @@ export function decideWait(i: WaitInput): WaitDecision {
   if (ms > i.settings.maxWaitMs) return refuse('too_long');
   if (i.waitsTaken >= i.settings.maxAttempts) return refuse('attempts');
   if (i.elapsedMs + ms > i.settings.budgetMs) return refuse('budget');
-  return { wait: true, ms, until };
+  return { wait: true, ms, until, first };
 }
 
 /** How a combo answers when every target was excluded before dispatch. */
