@@ -10,6 +10,7 @@ import type {
   ConnectionView,
   ProviderSpecificData,
   RateLimitOverrides,
+  RateLimitProtectionMode,
 } from '../../shared/model';
 import { CLAUDE_KIND, KIND_INFO } from '../../shared/model';
 import { checkOutboundProxy } from '../../shared/outboundProxy';
@@ -44,7 +45,8 @@ export interface ConnectionForm {
   strictMaxConcurrent: string;
   modelConcurrency: ModelCapRow[];
   disableCooling: boolean;
-  rateLimitProtection: boolean;
+  /** Rate-limit protection: automatic, on or off (saved through its own write path on edit). */
+  protectionMode: RateLimitProtectionMode;
   lowPriorityMode: boolean;
   autoLimitReset: boolean;
   organizationUUID: string;
@@ -104,7 +106,7 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
     strictMaxConcurrent: '',
     modelConcurrency: [],
     disableCooling: false,
-    rateLimitProtection: false,
+    protectionMode: 'auto',
     lowPriorityMode: false,
     autoLimitReset: false,
     organizationUUID: '',
@@ -152,7 +154,7 @@ export function formFromConnection(c: ConnectionView): ConnectionForm {
     strictMaxConcurrent: str(ro.maxConcurrent),
     modelConcurrency: Object.entries(ro.modelConcurrency ?? {}).map(([model, cap]) => ({ model, cap: String(cap) })),
     disableCooling: c.disableCooling,
-    rateLimitProtection: c.rateLimitProtection,
+    protectionMode: c.rateLimitProtectionMode,
     lowPriorityMode: psd.lowPriorityMode === true,
     autoLimitReset: psd.autoLimitReset === true,
     organizationUUID: typeof psd.organizationUUID === 'string' ? psd.organizationUUID : '',
@@ -386,7 +388,7 @@ export function buildCreateInput(f: ConnectionForm): BuiltInput<ConnectionCreate
       timeouts: defined(p.timeouts),
       ...(secret ? { secret } : {}),
       ...(p.outboundProxy ? { outboundProxy: p.outboundProxy } : {}),
-      rateLimitProtection: f.rateLimitProtection,
+      rateLimitProtectionMode: f.protectionMode,
     },
   };
 }
