@@ -14,6 +14,7 @@ import type {
 } from '../../shared/model';
 import { CLAUDE_KIND, KIND_INFO } from '../../shared/model';
 import { checkOutboundProxy } from '../../shared/outboundProxy';
+import { PROVIDER_PRESETS, type ProviderPreset } from '../../shared/providerPresets';
 
 export interface ModelCapRow {
   model: string;
@@ -128,6 +129,21 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
 /** Switching kind resets the auth class and the Responses switch to the new kind's defaults (the user can change them again). */
 export function withKind(f: ConnectionForm, kind: ConnectionKind): ConnectionForm {
   return { ...f, kind, authClass: KIND_INFO[kind].defaultAuthClass, servesResponses: KIND_INFO[kind].defaultServesResponses };
+}
+
+/**
+ * Fills the form from a provider preset: its kind (and that kind's defaults), provider, base URL and
+ * models, and its name when the user has not typed one. What the user already typed as a key stays.
+ */
+export function withPreset(f: ConnectionForm, p: ProviderPreset): ConnectionForm {
+  const named = f.name.trim() !== '' && !PROVIDER_PRESETS.some((x) => x.name === f.name.trim());
+  return {
+    ...withKind(f, p.kind),
+    name: named ? f.name : p.name,
+    provider: p.provider,
+    baseUrl: p.baseUrl,
+    models: p.models.join('\n'),
+  };
 }
 
 const str = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n));

@@ -14,6 +14,7 @@ import { agentReach } from '../../lib/translation';
 import type { AdmissionView, BreakerView, ConnectionView, CooldownEntry } from '../../../shared/model';
 import { CLAUDE_KIND, KIND_INFO } from '../../../shared/model';
 import { ClaudeAccountPanel } from './ClaudeAccountPanel';
+import { ModelImport } from './ModelImport';
 import { ProtectionControl } from './ProtectionControl';
 
 export function ConnectionCard({
@@ -263,6 +264,11 @@ export function ConnectionCard({
           </button>
         </div>
       </div>
+      {!test?.running && test?.result?.ok && test.result.models.length > 0 && (
+        <div className="conn-import">
+          <ModelImport conn={conn} found={test.result.models} disabled={pending} />
+        </div>
+      )}
     </article>
   );
 }

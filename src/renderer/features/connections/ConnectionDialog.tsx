@@ -16,6 +16,7 @@ import {
   hasClaudeOptions,
   isFormField,
   withKind,
+  withPreset,
   type ConnectionForm,
   type FormErrors,
 } from '../../lib/connectionForm';
@@ -23,6 +24,7 @@ import { describeError } from '../../lib/errors';
 import { AUTH_CLASSES, CLAUDE_KIND, CONNECTION_KINDS, KIND_INFO, type AuthClass, type ConnectionView } from '../../../shared/model';
 import { ClaudeCredentials, type ClaudeTab } from './ClaudeCredentials';
 import { ProtectionControl } from './ProtectionControl';
+import { PROVIDER_PRESETS, presetById } from '../../../shared/providerPresets';
 
 const AUTH_LABELS: Record<AuthClass, string> = {
   apikey: 'API key',
@@ -87,6 +89,8 @@ export function ConnectionDialog({
   const [errors, setErrors] = useState<FormErrors>({});
   const { saving, formError, setFormError, run } = useFormSave({ isField: isFormField, showFieldErrors: (e) => showErrors(e), onSaved: onClose });
   const [advancedOpen, setAdvancedOpen] = useState(false);
+  const [presetId, setPresetId] = useState('');
+  const preset = presetById(presetId);
   const admissionView = useSel(d.admission, (s) => (connection ? s.byConnection[connection.id] : undefined));
   const info = KIND_INFO[form.kind];
   const claude = form.kind === CLAUDE_KIND;
@@ -191,6 +195,48 @@ export function ConnectionDialog({
         }}
       >
         <FormSection title="Connection">
+          {!editing && (
+            <div className="form-grid">
+              <Field
+                label="Start from a preset"
+                className="preset-field"
+                hint={
+                  preset ? (
+                    <>
+                      {preset.note}{' '}
+                      <a href={preset.keyUrl} target="_blank" rel="noreferrer">
+                        {preset.keyRequired ? `Get a ${preset.name} API key` : `Get ${preset.name}`}
+                      </a>
+                    </>
+                  ) : (
+                    'Pick a provider to fill in the form, or choose Other and fill it in yourself.'
+                  )
+                }
+              >
+                {(p) => (
+                  <select
+                    {...p}
+                    value={presetId}
+                    onChange={(e) => {
+                      const next = presetById(e.target.value);
+                      setPresetId(e.target.value);
+                      if (next) {
+                        setForm((f) => withPreset(f, next));
+                        setErrors({});
+                      }
+                    }}
+                  >
+                    <option value="">Other (fill in yourself)</option>
+                    {PROVIDER_PRESETS.map((x) => (
+                      <option key={x.id} value={x.id}>
+                        {x.name}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+            </div>
+          )}
           <div className="form-grid">
             <Field label="Kind" hint={`Speaks the ${info.protocol === 'openai' ? 'OpenAI' : 'Anthropic'} protocol.`} error={err('kind')}>
               {(p) => (
