@@ -13,10 +13,15 @@ const CHOICES: { mode: RateLimitProtectionMode; label: string; hint: string }[] 
 export const protectionModeLabel = (mode: RateLimitProtectionMode): string => CHOICES.find((c) => c.mode === mode)?.label ?? mode;
 
 /** The effective state in words: what the engine does now, and why. */
-export function effectiveProtection(mode: RateLimitProtectionMode, view: Pick<AdmissionView, 'protected'> | undefined, authClass: AuthClass): string {
+export function effectiveProtection(
+  mode: RateLimitProtectionMode,
+  view: Pick<AdmissionView, 'protected' | 'protectionMode'> | undefined,
+  authClass: AuthClass,
+): string {
   if (mode === 'on') return 'Protected now: switched on';
   if (mode === 'off') return 'Not protected now: switched off';
-  if (!view) return authClass === 'apikey' ? 'Automatic: protected while this connection is enabled' : 'Automatic: not protected';
+  // A view from before the change (the engine's next update is on its way) says nothing about automatic.
+  if (!view || view.protectionMode !== mode) return authClass === 'apikey' ? 'Automatic: protected while this connection is enabled' : 'Automatic: not protected';
   if (view.protected) return 'Protected now: on automatically (API-key connection)';
   return authClass === 'apikey' ? 'Not protected now: the automatic rule is off in Settings' : 'Not protected now: automatic protection covers API-key connections only';
 }
@@ -30,7 +35,7 @@ export function ProtectionControl({
   compact,
 }: {
   mode: RateLimitProtectionMode;
-  view: Pick<AdmissionView, 'protected'> | undefined;
+  view: Pick<AdmissionView, 'protected' | 'protectionMode'> | undefined;
   authClass: AuthClass;
   disabled?: boolean;
   onChange: (mode: RateLimitProtectionMode) => void;
