@@ -31,13 +31,14 @@ import type {
   ModelMappingView,
   AgentRouteResult,
   ModelsView,
+  RateLimitProtectionMode,
   RequestLogEntry,
   SessionsView,
   SettingsPatchResult,
   SettingsView,
 } from './model';
 import { jsonTooDeep, jsonValueProblem, MANAGEMENT_JSON_MAX_DEPTH, prototypeKeyPath, type JsonLimits } from './jsonBounds';
-import { AUTH_CLASSES, CLIENT_KEY_SCOPES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGIES, CONNECTION_KINDS } from './model';
+import { AUTH_CLASSES, CLIENT_KEY_SCOPES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGIES, CONNECTION_KINDS, RATE_LIMIT_PROTECTION_MODES } from './model';
 import { checkOutboundProxy } from './outboundProxy';
 import { LOG_STATUS_CLASSES } from './logQuery';
 import { AGENT_CONFIG_AGENTS, type AgentConfigStatus } from './agentConfig';
@@ -174,14 +175,45 @@ const connectionFields = {
   outboundProxy: outboundProxyField,
 };
 
+/** Rate-limit protection: automatic (the engine's rule decides), on or off (issue 22). */
+export const protectionModeSchema = z.enum(RATE_LIMIT_PROTECTION_MODES);
+
+/**
+ * POST /api/rate-limits: `mode` (automatic / on / off), or SPEC R-RQ-28's boolean `enabled`, kept
+ * for compatibility: true sets `on`, false removes the explicit protection (back to `auto`, where
+ * the safety net still applies, R-RQ-26). Exactly one of the two.
+ */
+export const rateLimitProtectionInputSchema = z
+  .object({ connectionId: id, enabled: z.boolean().optional(), mode: protectionModeSchema.optional() })
+  .strict()
+  .superRefine((v, ctx) => {
+    if ((v.enabled === undefined) === (v.mode === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['mode'], message: 'give either mode ("auto", "on" or "off") or enabled (true or false)' });
+    }
+  });
+
+export interface RateLimitProtectionResult {
+  connectionId: string;
+  /** Explicitly on (mode `on`). */
+  rateLimitProtection: boolean;
+  mode: RateLimitProtectionMode;
+  /** Whether its requests go through the rate-limit queue now. */
+  protected: boolean;
+  protectionSource: AdmissionView['protectionSource'];
+}
+
+/**
+ * On create, protection is given as the mode, or as SPEC's boolean (true: on, false: automatic);
+ * the mode wins when both are given.
+ */
 export const connectionCreateSchema = z
-  .object({ ...connectionFields, rateLimitProtection: z.boolean().optional() })
+  .object({ ...connectionFields, rateLimitProtection: z.boolean().optional(), rateLimitProtectionMode: protectionModeSchema.optional() })
   .strict();
 export type ConnectionCreateInput = z.input<typeof connectionCreateSchema>;
 
 /**
- * PUT/PATCH body. `rateLimitProtection` is accepted and ignored: only POST /api/rate-limits
- * changes it (R-RQ-29).
+ * PUT/PATCH body. `rateLimitProtection` and `rateLimitProtectionMode` are accepted and ignored:
+ * only POST /api/rate-limits changes protection (R-RQ-29).
  */
 export const connectionUpdateSchema = z
   .object({
@@ -203,6 +235,7 @@ export const connectionUpdateSchema = z
     timeouts: connectionFields.timeouts,
     outboundProxy: connectionFields.outboundProxy,
     rateLimitProtection: z.unknown().optional(),
+    rateLimitProtectionMode: z.unknown().optional(),
   })
   .strict();
 export type ConnectionUpdateInput = z.input<typeof connectionUpdateSchema>;
@@ -467,11 +500,11 @@ export const contract = {
     summary: 'Check that the upstream answers with these credentials (lists its models when it can).',
   }),
 
-  setRateLimitProtection: method<{ connectionId: string; rateLimitProtection: boolean; protected: boolean }>()({
+  setRateLimitProtection: method<RateLimitProtectionResult>()({
     http: 'POST',
     path: '/api/rate-limits',
-    input: z.object({ connectionId: id, enabled: z.boolean() }).strict(),
-    summary: 'Turn explicit rate-limit queue protection on or off for a connection.',
+    input: rateLimitProtectionInputSchema,
+    summary: 'Set a connection\'s rate-limit queue protection: mode automatic, on or off (or SPEC\'s enabled: true = on, false = automatic).',
   }),
   getAdmission: method<AdmissionView[]>()({
     http: 'GET',

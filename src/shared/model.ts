@@ -138,6 +138,13 @@ export interface ConnectionTimeouts {
   attemptDeadlineMs?: number;
 }
 
+/**
+ * Rate-limit protection of one connection (issue 22): `auto` lets the engine's rule decide (the
+ * safety net protects enabled API-key connections), `on` always queues, `off` never does.
+ */
+export const RATE_LIMIT_PROTECTION_MODES = ['auto', 'on', 'off'] as const;
+export type RateLimitProtectionMode = (typeof RATE_LIMIT_PROTECTION_MODES)[number];
+
 /** Runtime health of one connection (persisted on the connection row). */
 export interface ConnectionHealth {
   testStatus: TestStatus;
@@ -170,7 +177,10 @@ export interface ConnectionView {
   servesResponses: boolean;
   maxConcurrent: number | null;
   rateLimitOverrides: RateLimitOverrides;
+  /** Protection switched on explicitly (mode `on`; SPEC R-RQ-25's boolean). Whether it is protected now: AdmissionView.protected. */
   rateLimitProtection: boolean;
+  /** The stored protection mode: automatic (the engine's rule decides), on or off. */
+  rateLimitProtectionMode: RateLimitProtectionMode;
   disableCooling: boolean;
   providerSpecificData: ProviderSpecificData;
   timeouts: ConnectionTimeouts;
@@ -280,6 +290,8 @@ export interface AdmissionView {
   /** Whether requests pass through the rate-limit queue (explicit or auto-enabled). */
   protected: boolean;
   protectionSource: 'explicit' | 'auto' | 'off';
+  /** The connection's stored mode; with `protected` and `protectionSource` it says what automatic decided. */
+  protectionMode: RateLimitProtectionMode;
   queued: number;
   inFlight: number;
   /** The queue is paused by an upstream retry hint until this time. */

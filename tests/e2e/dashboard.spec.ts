@@ -36,7 +36,7 @@ test('connections are added, tested, toggled and deleted through the dashboard',
   await expect(connectionCard(page, 'Beta').getByRole('switch', { name: 'Low-priority lane' })).toHaveCount(0);
 
   // Rate-limit protection goes through its own write path.
-  await alpha.getByRole('switch', { name: 'Rate-limit protection' }).check();
+  await alpha.getByRole('radiogroup', { name: 'Rate-limit protection' }).getByRole('radio', { name: 'On', exact: true }).check();
   await expect
     .poll(async () => (await app.api<{ name: string; rateLimitProtection: boolean }[]>('GET', '/api/providers')).find((c) => c.name === 'Alpha')?.rateLimitProtection)
     .toBe(true);

@@ -22,7 +22,7 @@ export function connectionRecord(over: Partial<ConnectionRecord> = {}): Connecti
     servesResponses: true,
     maxConcurrent: null,
     rateLimitOverrides: {},
-    rateLimitProtection: false,
+    protectionMode: 'auto',
     disableCooling: false,
     providerSpecificData: {},
     timeouts: {},

@@ -10,9 +10,11 @@ import type {
   ConnectionView,
   ProviderSpecificData,
   RateLimitOverrides,
+  RateLimitProtectionMode,
 } from '../../shared/model';
 import { CLAUDE_KIND, KIND_INFO } from '../../shared/model';
 import { checkOutboundProxy } from '../../shared/outboundProxy';
+import { PROVIDER_PRESETS, type ProviderPreset } from '../../shared/providerPresets';
 
 export interface ModelCapRow {
   model: string;
@@ -44,7 +46,8 @@ export interface ConnectionForm {
   strictMaxConcurrent: string;
   modelConcurrency: ModelCapRow[];
   disableCooling: boolean;
-  rateLimitProtection: boolean;
+  /** Rate-limit protection: automatic, on or off (saved through its own write path on edit). */
+  protectionMode: RateLimitProtectionMode;
   lowPriorityMode: boolean;
   autoLimitReset: boolean;
   organizationUUID: string;
@@ -104,7 +107,7 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
     strictMaxConcurrent: '',
     modelConcurrency: [],
     disableCooling: false,
-    rateLimitProtection: false,
+    protectionMode: 'auto',
     lowPriorityMode: false,
     autoLimitReset: false,
     organizationUUID: '',
@@ -126,6 +129,21 @@ export function emptyForm(kind: ConnectionKind = 'anthropic'): ConnectionForm {
 /** Switching kind resets the auth class and the Responses switch to the new kind's defaults (the user can change them again). */
 export function withKind(f: ConnectionForm, kind: ConnectionKind): ConnectionForm {
   return { ...f, kind, authClass: KIND_INFO[kind].defaultAuthClass, servesResponses: KIND_INFO[kind].defaultServesResponses };
+}
+
+/**
+ * Fills the form from a provider preset: its kind (and that kind's defaults), provider, base URL and
+ * models, and its name when the user has not typed one. What the user already typed as a key stays.
+ */
+export function withPreset(f: ConnectionForm, p: ProviderPreset): ConnectionForm {
+  const named = f.name.trim() !== '' && !PROVIDER_PRESETS.some((x) => x.name === f.name.trim());
+  return {
+    ...withKind(f, p.kind),
+    name: named ? f.name : p.name,
+    provider: p.provider,
+    baseUrl: p.baseUrl,
+    models: p.models.join('\n'),
+  };
 }
 
 const str = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n));
@@ -152,7 +170,7 @@ export function formFromConnection(c: ConnectionView): ConnectionForm {
     strictMaxConcurrent: str(ro.maxConcurrent),
     modelConcurrency: Object.entries(ro.modelConcurrency ?? {}).map(([model, cap]) => ({ model, cap: String(cap) })),
     disableCooling: c.disableCooling,
-    rateLimitProtection: c.rateLimitProtection,
+    protectionMode: c.rateLimitProtectionMode,
     lowPriorityMode: psd.lowPriorityMode === true,
     autoLimitReset: psd.autoLimitReset === true,
     organizationUUID: typeof psd.organizationUUID === 'string' ? psd.organizationUUID : '',
@@ -386,7 +404,7 @@ export function buildCreateInput(f: ConnectionForm): BuiltInput<ConnectionCreate
       timeouts: defined(p.timeouts),
       ...(secret ? { secret } : {}),
       ...(p.outboundProxy ? { outboundProxy: p.outboundProxy } : {}),
-      rateLimitProtection: f.rateLimitProtection,
+      rateLimitProtectionMode: f.protectionMode,
     },
   };
 }

@@ -3,7 +3,7 @@
 // form saves throw, so the form can put the engine's error next to the field it names.
 import { createStore } from 'zustand/vanilla';
 import type { ConnectionCreateInput, ConnectionUpdateInput } from '../../shared/contract';
-import type { ConnectionTestResult, ConnectionView } from '../../shared/model';
+import type { ConnectionTestResult, ConnectionView, RateLimitProtectionMode } from '../../shared/model';
 import { describeError } from '../lib/errors';
 import { pendingActions, reportError, rethrow, Revision, type StoreContext } from './context';
 
@@ -26,12 +26,13 @@ export interface ConnectionsState {
    * Saves the edit form: the connection fields, then rate-limit protection through its own write
    * path (R-RQ-28) when it changed.
    */
-  save(id: string, patch: ConnectionUpdateInput, rateLimitProtection?: boolean): Promise<ConnectionView>;
+  save(id: string, patch: ConnectionUpdateInput, protectionMode?: RateLimitProtectionMode): Promise<ConnectionView>;
   remove(id: string): Promise<boolean>;
   test(id: string): Promise<ConnectionTestResult | null>;
   /** Quick toggles (enabled, disableCooling, Claude options, limits): optimistic, rolled back on error. */
   patch(id: string, patch: ConnectionUpdateInput, what: string): Promise<boolean>;
-  setRateLimitProtection(id: string, enabled: boolean): Promise<boolean>;
+  /** Rate-limit protection: automatic, on or off (its own write path, R-RQ-28). */
+  setRateLimitProtection(id: string, mode: RateLimitProtectionMode): Promise<boolean>;
 }
 
 const byOrder = (a: ConnectionView, b: ConnectionView) => a.priority - b.priority || a.createdAt - b.createdAt;
@@ -46,7 +47,7 @@ function upsert(list: ConnectionView[], c: ConnectionView): ConnectionView[] {
 function applyPatch(c: ConnectionView, p: ConnectionUpdateInput): ConnectionView {
   const next = { ...c } as ConnectionView & Record<string, unknown>;
   for (const [k, v] of Object.entries(p)) {
-    if (v === undefined || k === 'secret' || k === 'rateLimitProtection') continue;
+    if (v === undefined || k === 'secret' || k === 'rateLimitProtection' || k === 'rateLimitProtectionMode') continue;
     next[k] = v;
   }
   return next;
@@ -82,11 +83,11 @@ export function createConnectionsStore(ctx: StoreContext) {
         ctx.toasts.getState().push('success', `Added ${c.name}`);
         return c;
       },
-      async save(id, patch, rateLimitProtection) {
+      async save(id, patch, protectionMode) {
         let c = await rethrow(ctx, () => ctx.bridge.updateConnection({ id, patch }));
-        if (rateLimitProtection !== undefined && rateLimitProtection !== c.rateLimitProtection) {
-          const r = await rethrow(ctx, () => ctx.bridge.setRateLimitProtection({ connectionId: id, enabled: rateLimitProtection }));
-          c = { ...c, rateLimitProtection: r.rateLimitProtection };
+        if (protectionMode !== undefined && protectionMode !== c.rateLimitProtectionMode) {
+          const r = await rethrow(ctx, () => ctx.bridge.setRateLimitProtection({ connectionId: id, mode: protectionMode }));
+          c = { ...c, rateLimitProtection: r.rateLimitProtection, rateLimitProtectionMode: r.mode };
         }
         set((s) => ({ list: upsert(s.list, c) }));
         ctx.toasts.getState().push('success', `Saved ${c.name}`);
@@ -132,16 +133,18 @@ export function createConnectionsStore(ctx: StoreContext) {
           { undo: () => set((s) => ({ list: s.list.map((c) => (c.id === id ? before : c)) })) },
         );
       },
-      async setRateLimitProtection(id, enabled) {
+      async setRateLimitProtection(id, mode) {
         const before = get().list.find((c) => c.id === id);
         if (!before) return false;
         return run(
           id,
           `Could not change rate-limit protection of ${before.name}`,
           async () => {
-            set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, rateLimitProtection: enabled } : c)) }));
-            const r = await ctx.bridge.setRateLimitProtection({ connectionId: id, enabled });
-            set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, rateLimitProtection: r.rateLimitProtection } : c)) }));
+            const optimistic = { rateLimitProtection: mode === 'on', rateLimitProtectionMode: mode };
+            set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, ...optimistic } : c)) }));
+            const r = await ctx.bridge.setRateLimitProtection({ connectionId: id, mode });
+            const saved = { rateLimitProtection: r.rateLimitProtection, rateLimitProtectionMode: r.mode };
+            set((s) => ({ list: s.list.map((c) => (c.id === id ? { ...c, ...saved } : c)) }));
           },
           { undo: () => set((s) => ({ list: s.list.map((c) => (c.id === id ? before : c)) })) },
         );

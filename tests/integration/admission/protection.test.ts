@@ -1,7 +1,9 @@
 // Which connections the request queue protects (R-RQ-23..29): the auto-enable safety net covers
-// API-key connections, RATE_LIMIT_AUTO_ENABLE beats the saved setting, rateLimitProtection true
-// always protects and false is the same as unset, POST /api/rate-limits is the only write path,
-// and PUT/PATCH /api/providers/:id never change it. Default settings throttle nothing.
+// API-key connections, RATE_LIMIT_AUTO_ENABLE beats the saved setting, mode "on" (SPEC's
+// rateLimitProtection true) always protects, "auto" (the old false) follows the safety net, "off"
+// (issue 22) opts a connection out of it, POST /api/rate-limits is the only write path (mode, or
+// the old boolean enabled), and PUT/PATCH /api/providers/:id never change it. Default settings
+// throttle nothing.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionView } from '../../../src/shared/model';
 import { FakeUpstream, openaiCompletion } from '../../support/fakeUpstream';
@@ -74,7 +76,7 @@ describe('queue protection', () => {
       body: JSON.stringify({ connectionId: c.id, enabled: true }),
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ connectionId: c.id, rateLimitProtection: true, protected: true });
+    expect(await res.json()).toEqual({ connectionId: c.id, rateLimitProtection: true, mode: 'on', protected: true, protectionSource: 'explicit' });
     expect((await t.api.getConnection({ id: c.id })).rateLimitProtection).toBe(true);
     expect(await admissionOf(t, c.id)).toMatchObject({ protected: true, protectionSource: 'explicit' });
 
@@ -84,12 +86,51 @@ describe('queue protection', () => {
     expect(maxInFlight).toBe(1);
   });
 
-  it('explicit protection off does not take an API-key connection out of the safety net', async () => {
+  it('the old boolean enabled: false means automatic, which keeps an API-key connection in the safety net', async () => {
     const c = await addConn(t, fake, 'no-opt-out', { authClass: 'apikey', rateLimitProtection: true });
+    expect(c.rateLimitProtectionMode).toBe('on');
     expect((await admissionOf(t, c.id)).protectionSource).toBe('explicit');
     const r = await t.api.setRateLimitProtection({ connectionId: c.id, enabled: false });
-    expect(r).toEqual({ connectionId: c.id, rateLimitProtection: false, protected: true });
+    expect(r).toEqual({ connectionId: c.id, rateLimitProtection: false, mode: 'auto', protected: true, protectionSource: 'auto' });
+    expect(await admissionOf(t, c.id)).toMatchObject({ protected: true, protectionSource: 'auto', protectionMode: 'auto' });
+  });
+
+  it('mode off takes an API-key connection out of the safety net: a burst is no longer spaced', async () => {
+    const c = await addConn(t, fake, 'opt-out', { authClass: 'apikey', rateLimitOverrides: { minTimeMs: 500 } });
+    expect(c.rateLimitProtectionMode).toBe('auto');
+    const r = await t.api.setRateLimitProtection({ connectionId: c.id, mode: 'off' });
+    expect(r).toEqual({ connectionId: c.id, rateLimitProtection: false, mode: 'off', protected: false, protectionSource: 'off' });
+    expect(await admissionOf(t, c.id)).toMatchObject({ protected: false, protectionMode: 'off' });
+    expect((await t.api.getConnection({ id: c.id })).rateLimitProtectionMode).toBe('off');
+    fake.script({}, [slow(300)]);
+    const pending = burst(t, fake, 3);
+    await fake.waitFor(() => fake.inFlight === 3);
+    await pending;
+    // Back to automatic: the safety net applies again.
+    await t.api.setRateLimitProtection({ connectionId: c.id, mode: 'auto' });
     expect(await admissionOf(t, c.id)).toMatchObject({ protected: true, protectionSource: 'auto' });
+  });
+
+  it('POST /api/rate-limits takes mode or enabled, not both and not neither, and names a bad mode', async () => {
+    const c = await addConn(t, fake, 'bad-input', { authClass: 'apikey' });
+    const post = (body: unknown) =>
+      fetch(`${t.managementUrl}/api/rate-limits`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    for (const body of [{ connectionId: c.id }, { connectionId: c.id, enabled: true, mode: 'on' }, { connectionId: c.id, mode: 'sometimes' }]) {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(await res.json())).toContain('mode');
+    }
+    expect((await t.api.getConnection({ id: c.id })).rateLimitProtectionMode).toBe('auto');
+  });
+
+  it('a connection can be created with mode off', async () => {
+    const c = await addConn(t, fake, 'created-off', { authClass: 'apikey', rateLimitProtectionMode: 'off' });
+    expect(c).toMatchObject({ rateLimitProtectionMode: 'off', rateLimitProtection: false });
+    expect(await admissionOf(t, c.id)).toMatchObject({ protected: false, protectionSource: 'off' });
   });
 
   it('only switching the safety net off globally unprotects API-key connections', async () => {
@@ -124,7 +165,7 @@ describe('queue protection', () => {
 
     // And a protected connection stays protected through an edit.
     await t.api.setRateLimitProtection({ connectionId: c.id, enabled: true });
-    await t.api.updateConnection({ id: c.id, patch: { name: 'edits 3', rateLimitProtection: false } });
+    await t.api.updateConnection({ id: c.id, patch: { name: 'edits 3', rateLimitProtection: false, rateLimitProtectionMode: 'off' } });
     expect(await admissionOf(t, c.id)).toMatchObject({ protected: true, protectionSource: 'explicit' });
   });
 });

@@ -234,13 +234,59 @@ describe('declared waits', () => {
 describe('protection follows settings and the connection', () => {
   it('auto-enable covers API-key connections; explicit protection covers any; switching auto off unprotects', () => {
     const apikey = conn({ authClass: 'apikey' });
-    const oauth = conn({ authClass: 'oauth', rateLimitProtection: true });
+    const oauth = conn({ authClass: 'oauth', protectionMode: 'on' });
     const { admission, settings } = setup([apikey, oauth]);
     expect(viewOf(admission, apikey.id)).toMatchObject({ protected: true, protectionSource: 'auto' });
     expect(viewOf(admission, oauth.id)).toMatchObject({ protected: true, protectionSource: 'explicit' });
     settings.set({ 'requestQueue.autoEnableApiKeyProviders': false });
     expect(viewOf(admission, apikey.id)).toMatchObject({ protected: false, protectionSource: 'off' });
     expect(viewOf(admission, oauth.id).protected).toBe(true);
+  });
+
+  // Issue 22: the dashboard's Automatic / On / Off control does what it shows.
+  const spaced = { minTimeMs: 60_000 };
+
+  it('mode off admits an API-key connection without the queue, even with a configured spacing', async () => {
+    const c = conn({ authClass: 'apikey', protectionMode: 'off', rateLimitOverrides: spaced });
+    const { admission, pacers } = setup([c]);
+    const leases = [track(admission.acquire(target(c), never())), track(admission.acquire(target(c), never()))];
+    await flush();
+    expect(leases.map((l) => l.status)).toEqual(['resolved', 'resolved']);
+    expect(pacers.made).toHaveLength(0);
+    expect(viewOf(admission, c.id)).toMatchObject({ protected: false, protectionSource: 'off', protectionMode: 'off', queued: 0, inFlight: 2 });
+  });
+
+  it('mode on queues any connection, the safety net on or off', async () => {
+    const c = conn({ authClass: 'local', protectionMode: 'on', rateLimitOverrides: spaced });
+    const { admission, settings } = setup([c]);
+    settings.set({ 'requestQueue.autoEnableApiKeyProviders': false });
+    track(admission.acquire(target(c), never()));
+    track(admission.acquire(target(c), never()));
+    await flush();
+    expect(viewOf(admission, c.id)).toMatchObject({ protected: true, protectionSource: 'explicit', protectionMode: 'on', queued: 2, inFlight: 0 });
+  });
+
+  it('mode auto follows the rule: an API-key connection queues, an OAuth one does not', async () => {
+    const apikey = conn({ authClass: 'apikey', protectionMode: 'auto', rateLimitOverrides: spaced });
+    const oauth = conn({ authClass: 'oauth', protectionMode: 'auto', rateLimitOverrides: spaced });
+    const { admission } = setup([apikey, oauth]);
+    for (const c of [apikey, oauth]) for (let i = 0; i < 2; i++) track(admission.acquire(target(c), never()));
+    await flush();
+    expect(viewOf(admission, apikey.id)).toMatchObject({ protected: true, protectionSource: 'auto', protectionMode: 'auto', queued: 2, inFlight: 0 });
+    expect(viewOf(admission, oauth.id)).toMatchObject({ protected: false, protectionSource: 'off', protectionMode: 'auto', queued: 0, inFlight: 2 });
+  });
+
+  it('switching a queued connection to off lets the next request through at once', async () => {
+    const c = conn({ authClass: 'apikey', rateLimitOverrides: spaced });
+    const { admission, registry } = setup([c]);
+    const held = track(admission.acquire(target(c), never()));
+    await flush();
+    expect(held.status).toBe('pending');
+    const off = registry.update({ ...c, protectionMode: 'off' });
+    expect(viewOf(admission, c.id)).toMatchObject({ protected: false, protectionMode: 'off' });
+    const next = track(admission.acquire(target(off), never()));
+    await flush();
+    expect(next.status).toBe('resolved');
   });
 });
 

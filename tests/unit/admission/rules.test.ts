@@ -2,7 +2,7 @@
 // rejection (R-RQ-18), declared waits (R-RQ-10..17), limiter scope, caps (R-SQ-03..11) and the
 // per-connection budgets with their precedence (R-RQ-05, R-RQ-06, R-RQ-09).
 import { describe, expect, it } from 'vitest';
-import { protectionOf } from '../../../src/main/engine/admission/protection';
+import { modeOfFlag, protectionOf } from '../../../src/main/engine/admission/protection';
 import { checkQueueAdmission } from '../../../src/main/engine/admission/queueAdmission';
 import { checkLimiterPause } from '../../../src/main/engine/admission/limiterPause';
 import { decideDeclaredWait } from '../../../src/main/engine/admission/declaredWait';
@@ -13,26 +13,36 @@ import { resolveSettings } from '../../../src/main/engine/settings/resolve';
 import { conn } from './support';
 
 describe('rate-limit protection', () => {
-  it('explicit rateLimitProtection protects any connection, auto-enable on or off', () => {
+  it('mode on protects any connection, auto-enable on or off', () => {
     for (const authClass of ['oauth', 'apikey', 'local'] as const) {
       for (const auto of [true, false]) {
-        expect(protectionOf(conn({ authClass, rateLimitProtection: true }), auto)).toEqual({ protected: true, source: 'explicit' });
+        expect(protectionOf(conn({ authClass, protectionMode: 'on' }), auto)).toEqual({ protected: true, source: 'explicit' });
       }
     }
   });
 
-  it('the safety net protects enabled API-key connections only', () => {
+  it('mode off protects no connection, not even an API-key one under the safety net', () => {
+    for (const authClass of ['oauth', 'apikey', 'local'] as const) {
+      for (const auto of [true, false]) {
+        expect(protectionOf(conn({ authClass, protectionMode: 'off' }), auto)).toEqual({ protected: false, source: 'off' });
+      }
+    }
+  });
+
+  it('mode auto: the safety net protects enabled API-key connections only', () => {
     expect(protectionOf(conn({ authClass: 'apikey' }), true)).toEqual({ protected: true, source: 'auto' });
     expect(protectionOf(conn({ authClass: 'oauth' }), true)).toEqual({ protected: false, source: 'off' });
     expect(protectionOf(conn({ authClass: 'local' }), true)).toEqual({ protected: false, source: 'off' });
     expect(protectionOf(conn({ authClass: 'apikey', enabled: false }), true).protected).toBe(false);
   });
 
-  it('rateLimitProtection false is the same as unset: no per-connection opt-out from the safety net', () => {
-    expect(protectionOf(conn({ authClass: 'apikey', rateLimitProtection: false }), true)).toEqual({ protected: true, source: 'auto' });
+  it("SPEC's boolean maps to a mode: true is on, false is automatic (the safety net still applies)", () => {
+    expect(modeOfFlag(true)).toBe('on');
+    expect(modeOfFlag(false)).toBe('auto');
+    expect(protectionOf(conn({ authClass: 'apikey', protectionMode: modeOfFlag(false) }), true)).toEqual({ protected: true, source: 'auto' });
   });
 
-  it('turning the safety net off globally leaves API-key connections unprotected', () => {
+  it('turning the safety net off globally leaves automatic API-key connections unprotected', () => {
     expect(protectionOf(conn({ authClass: 'apikey' }), false)).toEqual({ protected: false, source: 'off' });
   });
 });

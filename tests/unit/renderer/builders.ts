@@ -26,6 +26,7 @@ export function connection(p: Partial<ConnectionView> = {}): ConnectionView {
     maxConcurrent: null,
     rateLimitOverrides: {},
     rateLimitProtection: false,
+    rateLimitProtectionMode: 'auto',
     disableCooling: false,
     providerSpecificData: {},
     timeouts: {},

@@ -11,7 +11,7 @@ import { connection } from './builders';
 function patched(stored: ConnectionView, patch: ConnectionUpdateInput): ConnectionView {
   const next = { ...stored } as Record<string, unknown>;
   for (const [k, v] of Object.entries(patch)) {
-    if (v === undefined || k === 'secret' || k === 'rateLimitProtection') continue;
+    if (v === undefined || k === 'secret' || k === 'rateLimitProtection' || k === 'rateLimitProtectionMode') continue;
     next[k] = v;
   }
   return next as unknown as ConnectionView;

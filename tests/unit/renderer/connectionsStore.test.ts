@@ -59,22 +59,22 @@ describe('connections store', () => {
 
   it('rate-limit protection uses its own write path, never the connection update', async () => {
     const { dash, bridge } = await started();
-    bridge.setRateLimitProtection.mockResolvedValue({ connectionId: 'c1', rateLimitProtection: true, protected: true });
-    expect(await dash.connections.getState().setRateLimitProtection('c1', true)).toBe(true);
-    expect(bridge.setRateLimitProtection).toHaveBeenCalledWith({ connectionId: 'c1', enabled: true });
+    bridge.setRateLimitProtection.mockResolvedValue({ connectionId: 'c1', rateLimitProtection: false, mode: 'off', protected: false, protectionSource: 'off' });
+    expect(await dash.connections.getState().setRateLimitProtection('c1', 'off')).toBe(true);
+    expect(bridge.setRateLimitProtection).toHaveBeenCalledWith({ connectionId: 'c1', mode: 'off' });
     expect(bridge.updateConnection).not.toHaveBeenCalled();
-    expect(dash.connections.getState().list[0]!.rateLimitProtection).toBe(true);
+    expect(dash.connections.getState().list[0]).toMatchObject({ rateLimitProtection: false, rateLimitProtectionMode: 'off' });
   });
 
   it('saving the edit form changes protection only when it changed', async () => {
     const { dash, bridge } = await started();
     bridge.updateConnection.mockResolvedValue(connection({ name: 'Renamed' }));
-    bridge.setRateLimitProtection.mockResolvedValue({ connectionId: 'c1', rateLimitProtection: true, protected: true });
-    await dash.connections.getState().save('c1', { name: 'Renamed' }, false);
+    bridge.setRateLimitProtection.mockResolvedValue({ connectionId: 'c1', rateLimitProtection: true, mode: 'on', protected: true, protectionSource: 'explicit' });
+    await dash.connections.getState().save('c1', { name: 'Renamed' }, 'auto');
     expect(bridge.setRateLimitProtection).not.toHaveBeenCalled();
-    await dash.connections.getState().save('c1', { name: 'Renamed' }, true);
-    expect(bridge.setRateLimitProtection).toHaveBeenCalledTimes(1);
-    expect(dash.connections.getState().list[0]).toMatchObject({ name: 'Renamed', rateLimitProtection: true });
+    await dash.connections.getState().save('c1', { name: 'Renamed' }, 'on');
+    expect(bridge.setRateLimitProtection).toHaveBeenCalledWith({ connectionId: 'c1', mode: 'on' });
+    expect(dash.connections.getState().list[0]).toMatchObject({ name: 'Renamed', rateLimitProtection: true, rateLimitProtectionMode: 'on' });
   });
 
   it('a test records the result; a failed call becomes a failed result with the message', async () => {

@@ -100,7 +100,7 @@ describe('connection form', () => {
         { model: 'claude-a', cap: '1' },
         { model: '', cap: '' },
       ],
-      rateLimitProtection: true,
+      protectionMode: 'on',
       lowPriorityMode: true,
     });
     expect(r.ok && r.input).toMatchObject({
@@ -110,7 +110,7 @@ describe('connection form', () => {
       secret: 'sk-ant-oat01-token',
       maxConcurrent: 2,
       rateLimitOverrides: { modelConcurrency: { 'claude-a': 1 } },
-      rateLimitProtection: true,
+      rateLimitProtectionMode: 'on',
       providerSpecificData: { lowPriorityMode: true, autoLimitReset: false },
     });
   });

@@ -205,6 +205,7 @@ export class AdmissionService implements AdmissionPort {
         connectionId: c.id,
         protected: protection.protected,
         protectionSource: protection.source,
+        protectionMode: c.protectionMode,
         queued: st?.queued ?? 0,
         inFlight: st?.inFlight ?? 0,
         pausedUntil: scope === 'connection' ? (st?.queues.get('')?.pauseEnd(now) ?? null) : null,

@@ -9,7 +9,9 @@ import {
   type ConnectionKind,
   type ConnectionView,
   type ProviderSpecificData,
+  type RateLimitProtectionMode,
 } from '../../../shared/model';
+import { modeOfFlag } from '../admission/protection';
 import { checkOutboundProxy, maskOutboundProxy } from '../../../shared/outboundProxy';
 import { ApiError, badInput, notFound } from '../errors';
 import type { Clock } from '../clock';
@@ -134,7 +136,7 @@ export class ConnectionRegistry {
       servesResponses: input.servesResponses ?? info.defaultServesResponses,
       maxConcurrent: input.maxConcurrent ?? null,
       rateLimitOverrides: input.rateLimitOverrides ?? {},
-      rateLimitProtection: input.rateLimitProtection ?? false,
+      protectionMode: input.rateLimitProtectionMode ?? modeOfFlag(input.rateLimitProtection ?? false),
       disableCooling: input.disableCooling ?? false,
       providerSpecificData: (input.providerSpecificData ?? {}) as ProviderSpecificData,
       timeouts: input.timeouts ?? {},
@@ -159,7 +161,7 @@ export class ConnectionRegistry {
 
   /**
    * Applies an update. `replace` (PUT) resets omitted optional fields to their defaults, except the
-   * secret (kept unless given) and rateLimitProtection (never changed here, R-RQ-29).
+   * secret (kept unless given) and the protection mode (never changed here, R-RQ-29).
    */
   update(id: string, patch: ConnectionUpdateInput, replace: boolean): ConnectionRecord {
     const cur = this.require(id);
@@ -250,10 +252,10 @@ export class ConnectionRegistry {
     return next;
   }
 
-  /** Sets explicit rate-limit protection (POST /api/rate-limits is the only write path). */
-  setRateLimitProtection(id: string, enabled: boolean): ConnectionRecord {
+  /** Sets the rate-limit protection mode (POST /api/rate-limits is the only write path). */
+  setRateLimitProtection(id: string, mode: RateLimitProtectionMode): ConnectionRecord {
     const cur = this.require(id);
-    const next = { ...cur, rateLimitProtection: enabled, updatedAt: this.clock.now() };
+    const next = { ...cur, protectionMode: mode, updatedAt: this.clock.now() };
     this.repo.saveConfig(next);
     this.byId.set(id, next);
     this.reorder();
@@ -301,7 +303,8 @@ export class ConnectionRegistry {
       servesResponses: c.servesResponses,
       maxConcurrent: c.maxConcurrent,
       rateLimitOverrides: structuredClone(c.rateLimitOverrides),
-      rateLimitProtection: c.rateLimitProtection,
+      rateLimitProtection: c.protectionMode === 'on',
+      rateLimitProtectionMode: c.protectionMode,
       disableCooling: c.disableCooling,
       providerSpecificData: structuredClone(c.providerSpecificData),
       timeouts: { ...c.timeouts },

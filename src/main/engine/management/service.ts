@@ -6,6 +6,7 @@ import { CLAUDE_KIND, isTerminalStatus } from '../../../shared/model';
 import type { SettingKey } from '../../../shared/settings';
 import { settingDefs } from '../../../shared/settings';
 import type { AdmissionPort } from '../admission/port';
+import { modeOfFlag } from '../admission/protection';
 import type { ClientKeyService } from '../auth/clientKeys';
 import type { ClaudeAccounts } from '../claude/claudeAccounts';
 import type { ManagementToken } from '../auth/managementToken';
@@ -166,10 +167,16 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
       return result;
     },
 
-    setRateLimitProtection: async ({ connectionId, enabled }) => {
-      const c = d.registry.setRateLimitProtection(connectionId, enabled);
+    setRateLimitProtection: async ({ connectionId, enabled, mode }) => {
+      const c = d.registry.setRateLimitProtection(connectionId, mode ?? modeOfFlag(enabled === true));
       const view = d.admission.views().find((v) => v.connectionId === c.id);
-      return { connectionId: c.id, rateLimitProtection: c.rateLimitProtection, protected: view?.protected ?? enabled };
+      return {
+        connectionId: c.id,
+        rateLimitProtection: c.protectionMode === 'on',
+        mode: c.protectionMode,
+        protected: view?.protected ?? c.protectionMode === 'on',
+        protectionSource: view?.protectionSource ?? (c.protectionMode === 'on' ? 'explicit' : 'off'),
+      };
     },
     getAdmission: async () => d.admission.views(),
 

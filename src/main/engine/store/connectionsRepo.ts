@@ -6,12 +6,13 @@ import type {
   ConnectionTimeouts,
   ProviderSpecificData,
   RateLimitOverrides,
+  RateLimitProtectionMode,
   TestStatus,
   WireProtocol,
 } from '../../../shared/model';
 import { z } from 'zod';
 import { providerSpecificDataSchema, rateLimitOverridesSchema, timeoutsSchema } from '../../../shared/contract';
-import { KIND_INFO } from '../../../shared/model';
+import { KIND_INFO, RATE_LIMIT_PROTECTION_MODES } from '../../../shared/model';
 import type { Db } from './db';
 import { readJsonColumn, UnreadableRows } from './unreadableRows';
 
@@ -39,7 +40,8 @@ export interface ConnectionRecord {
   servesResponses: boolean;
   maxConcurrent: number | null;
   rateLimitOverrides: RateLimitOverrides;
-  rateLimitProtection: boolean;
+  /** Rate-limit protection: automatic (the safety net decides), on or off (admission/protection.ts). */
+  protectionMode: RateLimitProtectionMode;
   disableCooling: boolean;
   providerSpecificData: ProviderSpecificData;
   timeouts: ConnectionTimeouts;
@@ -69,6 +71,7 @@ interface Row {
   max_concurrent: number | null;
   rate_limit_overrides: string;
   rate_limit_protection: number;
+  rate_limit_protection_mode: string;
   disable_cooling: number;
   provider_specific_data: string;
   timeouts: string;
@@ -128,6 +131,10 @@ function fromRow(r: Row): ConnectionRecord | { reason: string } {
   if (!specific.ok) return specific;
   const timeouts = column<ConnectionTimeouts>('timeouts', r.timeouts, timeoutsSchema);
   if (!timeouts.ok) return timeouts;
+  const protectionMode = r.rate_limit_protection_mode as RateLimitProtectionMode;
+  if (!RATE_LIMIT_PROTECTION_MODES.includes(protectionMode)) {
+    return { reason: `rate_limit_protection_mode: must be one of ${RATE_LIMIT_PROTECTION_MODES.join(', ')}` };
+  }
   return {
     id: r.id,
     name: r.name,
@@ -143,7 +150,7 @@ function fromRow(r: Row): ConnectionRecord | { reason: string } {
     servesResponses: r.serves_responses === 1,
     maxConcurrent: r.max_concurrent,
     rateLimitOverrides: overrides.value,
-    rateLimitProtection: r.rate_limit_protection === 1,
+    protectionMode,
     disableCooling: r.disable_cooling === 1,
     providerSpecificData: specific.value,
     timeouts: timeouts.value,
@@ -182,7 +189,8 @@ function toParams(c: ConnectionRecord) {
     serves_responses: c.servesResponses ? 1 : 0,
     max_concurrent: c.maxConcurrent,
     rate_limit_overrides: JSON.stringify(c.rateLimitOverrides),
-    rate_limit_protection: c.rateLimitProtection ? 1 : 0,
+    rate_limit_protection: c.protectionMode === 'on' ? 1 : 0,
+    rate_limit_protection_mode: c.protectionMode,
     disable_cooling: c.disableCooling ? 1 : 0,
     provider_specific_data: JSON.stringify(c.providerSpecificData),
     timeouts: JSON.stringify(c.timeouts),
@@ -225,6 +233,7 @@ const CONFIG_COLS = [
   'max_concurrent',
   'rate_limit_overrides',
   'rate_limit_protection',
+  'rate_limit_protection_mode',
   'disable_cooling',
   'provider_specific_data',
   'timeouts',

@@ -275,4 +275,15 @@ export const migrations: Migration[] = [
       CREATE INDEX idx_pl_failed ON proxy_logs(seq) WHERE status >= 400;
     `,
   },
+  {
+    version: 10,
+    name: 'rate-limit protection mode per connection',
+    // Issue 22: protection is automatic / on / off. The old boolean maps true to "on" and false to
+    // "auto" (false never opted out: the safety net still applied, SPEC R-RQ-26). The boolean
+    // column stays, written as mode = "on", so an older build reads the same explicit protection.
+    sql: `
+      ALTER TABLE provider_connections ADD COLUMN rate_limit_protection_mode TEXT NOT NULL DEFAULT 'auto';
+      UPDATE provider_connections SET rate_limit_protection_mode = 'on' WHERE rate_limit_protection = 1;
+    `,
+  },
 ];

@@ -14,6 +14,8 @@ import { agentReach } from '../../lib/translation';
 import type { AdmissionView, BreakerView, ConnectionView, CooldownEntry } from '../../../shared/model';
 import { CLAUDE_KIND, KIND_INFO } from '../../../shared/model';
 import { ClaudeAccountPanel } from './ClaudeAccountPanel';
+import { ModelImport } from './ModelImport';
+import { ProtectionControl } from './ProtectionControl';
 
 export function ConnectionCard({
   conn,
@@ -196,15 +198,13 @@ export function ConnectionCard({
 
       <div className="conn-toggles">
         <Switch compact label="Enabled" checked={conn.enabled} disabled={pending} onChange={(v) => void store.patch(conn.id, { enabled: v }, 'Enabled')} />
-        <Switch
+        <ProtectionControl
           compact
-          label="Rate-limit protection"
-          description={
-            admission?.protectionSource === 'auto' && !conn.rateLimitProtection ? 'on automatically for API-key providers' : undefined
-          }
-          checked={conn.rateLimitProtection}
+          mode={conn.rateLimitProtectionMode}
+          view={admission}
+          authClass={conn.authClass}
           disabled={pending}
-          onChange={(v) => void store.setRateLimitProtection(conn.id, v)}
+          onChange={(mode) => void store.setRateLimitProtection(conn.id, mode)}
         />
         <Switch
           compact
@@ -264,6 +264,11 @@ export function ConnectionCard({
           </button>
         </div>
       </div>
+      {!test?.running && test?.result?.ok && test.result.models.length > 0 && (
+        <div className="conn-import">
+          <ModelImport conn={conn} found={test.result.models} disabled={pending} />
+        </div>
+      )}
     </article>
   );
 }

@@ -5,7 +5,7 @@
 import { useState, type ReactNode } from 'react';
 import { DialogFooter, Modal } from '../../components/Modal';
 import { Field, FormSection, Switch } from '../../components/ui';
-import { useDashboard } from '../../hooks/dashboardContext';
+import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useFormSave } from '../../hooks/useFormSave';
 import {
   buildCreateInput,
@@ -16,12 +16,15 @@ import {
   hasClaudeOptions,
   isFormField,
   withKind,
+  withPreset,
   type ConnectionForm,
   type FormErrors,
 } from '../../lib/connectionForm';
 import { describeError } from '../../lib/errors';
 import { AUTH_CLASSES, CLAUDE_KIND, CONNECTION_KINDS, KIND_INFO, type AuthClass, type ConnectionView } from '../../../shared/model';
 import { ClaudeCredentials, type ClaudeTab } from './ClaudeCredentials';
+import { ProtectionControl } from './ProtectionControl';
+import { PROVIDER_PRESETS, presetById } from '../../../shared/providerPresets';
 
 const AUTH_LABELS: Record<AuthClass, string> = {
   apikey: 'API key',
@@ -86,6 +89,9 @@ export function ConnectionDialog({
   const [errors, setErrors] = useState<FormErrors>({});
   const { saving, formError, setFormError, run } = useFormSave({ isField: isFormField, showFieldErrors: (e) => showErrors(e), onSaved: onClose });
   const [advancedOpen, setAdvancedOpen] = useState(false);
+  const [presetId, setPresetId] = useState('');
+  const preset = presetById(presetId);
+  const admissionView = useSel(d.admission, (s) => (connection ? s.byConnection[connection.id] : undefined));
   const info = KIND_INFO[form.kind];
   const claude = form.kind === CLAUDE_KIND;
   // A new Claude account is stored by the sign-in or the import itself; the dialog's own button saves pasted tokens.
@@ -106,8 +112,8 @@ export function ConnectionDialog({
       try {
         const created = await d.bridge.getConnection({ id });
         const built = buildUpdateInput({ ...form, secret: '', claudeRefreshToken: '', claudeExpiresAt: '' }, created);
-        if (built.ok && (Object.keys(built.input).length > 0 || form.rateLimitProtection !== created.rateLimitProtection)) {
-          await store.save(id, built.input, form.rateLimitProtection);
+        if (built.ok && (Object.keys(built.input).length > 0 || form.protectionMode !== created.rateLimitProtectionMode)) {
+          await store.save(id, built.input, form.protectionMode);
         }
       } catch (e) {
         d.toasts.getState().push('error', `The account was added, but its other settings were not saved: ${describeError(e).message}`);
@@ -153,7 +159,7 @@ export function ConnectionDialog({
       const latest = store.list.find((c) => c.id === connection.id) ?? connection;
       const built = buildUpdateInput(form, connection, latest);
       if (!built.ok) return showErrors(built.errors);
-      save = () => store.save(connection.id, built.input, form.rateLimitProtection);
+      save = () => store.save(connection.id, built.input, form.protectionMode);
     } else {
       const built = buildCreateInput(form);
       if (!built.ok) return showErrors(built.errors);
@@ -189,6 +195,48 @@ export function ConnectionDialog({
         }}
       >
         <FormSection title="Connection">
+          {!editing && (
+            <div className="form-grid">
+              <Field
+                label="Start from a preset"
+                className="preset-field"
+                hint={
+                  preset ? (
+                    <>
+                      {preset.note}{' '}
+                      <a href={preset.keyUrl} target="_blank" rel="noreferrer">
+                        {preset.keyRequired ? `Get a ${preset.name} API key` : `Get ${preset.name}`}
+                      </a>
+                    </>
+                  ) : (
+                    'Pick a provider to fill in the form, or choose Other and fill it in yourself.'
+                  )
+                }
+              >
+                {(p) => (
+                  <select
+                    {...p}
+                    value={presetId}
+                    onChange={(e) => {
+                      const next = presetById(e.target.value);
+                      setPresetId(e.target.value);
+                      if (next) {
+                        setForm((f) => withPreset(f, next));
+                        setErrors({});
+                      }
+                    }}
+                  >
+                    <option value="">Other (fill in yourself)</option>
+                    {PROVIDER_PRESETS.map((x) => (
+                      <option key={x.id} value={x.id}>
+                        {x.name}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+            </div>
+          )}
           <div className="form-grid">
             <Field label="Kind" hint={`Speaks the ${info.protocol === 'openai' ? 'OpenAI' : 'Anthropic'} protocol.`} error={err('kind')}>
               {(p) => (
@@ -373,12 +421,13 @@ export function ConnectionDialog({
         </FormSection>
 
         <FormSection title="Resilience">
-          <Switch
-            label="Rate-limit protection"
-            description="Queue and space this connection's requests instead of bursting upstream. API-key connections may also be protected automatically (Resilience settings → Request queue)."
-            checked={form.rateLimitProtection}
-            onChange={(v) => set('rateLimitProtection', v)}
+          <ProtectionControl
+            mode={form.protectionMode}
+            view={editing && form.protectionMode === connection.rateLimitProtectionMode ? admissionView : undefined}
+            authClass={form.authClass}
+            onChange={(m) => set('protectionMode', m)}
           />
+          <p className="hint">Protection queues and spaces this connection's requests instead of bursting upstream.</p>
           <Switch
             label="Never cool this connection down"
             description="Failures still fail over to the next connection, but this one stays in routing."
