@@ -118,18 +118,14 @@ async function readableText(page: Page): Promise<string> {
   });
 }
 
-/** Every jargon hit in what the page shows, as "rule: text" lines, each with the place it was read. */
+/** Every jargon hit in what the page shows, as "where — rule: text …context…" lines (each once). */
 async function jargonOn(page: Page, where: string): Promise<string[]> {
   const text = await readableText(page);
-  return findJargon(text).map((h) => `${where} — ${h.rule}: ${h.text}  …${context(text, h.text)}…`);
-}
-
-function context(text: string, hit: string): string {
-  const at = text.indexOf(hit);
-  return text
-    .slice(Math.max(0, at - 50), at + hit.length + 50)
-    .replace(/\s+/g, ' ')
-    .trim();
+  const lines = findJargon(text).map((h) => {
+    const around = text.slice(Math.max(0, h.index - 60), h.index + h.text.length + 40).replace(/\s+/g, ' ').trim();
+    return `${where} — ${h.rule}: ${h.text}   …${around}…`;
+  });
+  return [...new Set(lines)];
 }
 
 async function visit(page: Page, id: PageId): Promise<void> {
@@ -194,6 +190,7 @@ for (const id of PAGES) {
     const open = DIALOGS[id];
     if (open) found.push(...(await open(page)));
     await page.screenshot({ path: info.outputPath(`${id}.png`), fullPage: true });
-    expect(found, `words from inside the code on "${id}":\n${found.join('\n')}`).toEqual([]);
+    const unique = [...new Set(found)];
+    expect(unique, `words from inside the code on "${id}":\n${unique.join('\n')}`).toEqual([]);
   });
 }
