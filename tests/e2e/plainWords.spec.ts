@@ -10,12 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { expect, test, type Page } from '@playwright/test';
-import { PAGES, type PageId } from '../../src/renderer/hooks/useRoute';
 import { FakeClaudeAuth } from '../support/fakeClaudeAuth';
 import { FakeUpstream } from '../support/fakeUpstream';
 import { startServe, type Headless } from './headless';
 import { findJargon } from './jargon';
 import { clientKey, openDashboard, sendMessage } from './ui';
+
+// The dashboard's routes (src/renderer/hooks/useRoute.ts PAGES; that module needs a browser, so
+// the list is repeated here — a page added there and not here fails the sidebar check below).
+const PAGES = ['agent', 'connections', 'combos', 'cooldowns', 'breakers', 'errorRules', 'settings', 'logs', 'sessions', 'leases', 'app'] as const;
+type PageId = (typeof PAGES)[number];
 
 const SESSION = '7a2e4c1b-9d3f-4e8a-b5c6-0f1e2d3c4b5a';
 const KEYS = { alpha: 'key-alpha-words-0001', beta: 'key-beta-words-00002', gamma: 'key-gamma-words-0003', delta: 'key-delta-words-0004' };
@@ -108,14 +112,15 @@ test.afterAll(async () => {
 
 /** What the user reads on the page now, without revealed technical names and copyable snippets. */
 async function readableText(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    const hidden = [...document.querySelectorAll<HTMLElement>('[data-tech-name], [data-snippet]')];
+  // A string, so the node typecheck (no DOM lib) does not read browser globals.
+  return (await page.evaluate(`(() => {
+    const hidden = [...document.querySelectorAll('[data-tech-name], [data-snippet]')];
     const before = hidden.map((el) => el.style.display);
     for (const el of hidden) el.style.display = 'none';
     const text = document.body.innerText;
-    hidden.forEach((el, i) => (el.style.display = before[i]!));
+    hidden.forEach((el, i) => (el.style.display = before[i]));
     return text;
-  });
+  })()`)) as string;
 }
 
 /** Every jargon hit in what the page shows, as "where — rule: text …context…" lines (each once). */
@@ -130,7 +135,7 @@ async function jargonOn(page: Page, where: string): Promise<string[]> {
 
 async function visit(page: Page, id: PageId): Promise<void> {
   await openDashboard(page, app);
-  await page.evaluate((h) => (window.location.hash = h), `#/${id}`);
+  await page.evaluate(`window.location.hash = ${JSON.stringify(`#/${id}`)}`);
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   // Let the page finish loading; a page that never does is another test's failure, its words are still read.
   await expect(page.locator('main .spinner')).toHaveCount(0, { timeout: 10_000 }).catch(() => undefined);
@@ -182,6 +187,14 @@ const DIALOGS: Partial<Record<PageId, (page: Page) => Promise<string[]>>> = {
     return found;
   },
 };
+
+test('every page of the sidebar is among those checked', async ({ page }) => {
+  await openDashboard(page, app);
+  const links = page.getByRole('navigation', { name: 'Main' }).getByRole('link');
+  const hrefs = await links.evaluateAll((els) => els.map((el) => el.getAttribute('href') ?? ''));
+  const ids = [...new Set(hrefs.filter((h) => h.startsWith('#/')).map((h) => h.slice(2).split(/[/?]/)[0]))];
+  expect(ids.sort()).toEqual([...PAGES].sort());
+});
 
 for (const id of PAGES) {
   test(`page "${id}" shows no requirement ids, codes or setting keys`, async ({ page }, info) => {
