@@ -20,6 +20,7 @@ const ERROR_TYPES: Record<string, string> = {
   server_error: 'Upstream server error',
   overloaded: 'Upstream overloaded',
   timeout: 'Timed out',
+  request_timeout: 'Request timed out',
   connect_timeout: 'Connection timed out',
   headers_timeout: 'No response headers in time',
   idle_timeout: 'Stream went idle',

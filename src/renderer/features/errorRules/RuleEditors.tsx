@@ -20,6 +20,7 @@ import {
   type RowErrors,
   type RuleRow,
 } from '../../lib/errorRulesForm';
+import { describeErrorType } from '../../lib/reasons';
 import { settingOf } from '../../stores/settingsStore';
 import {
   ERROR_RULE_REASONS,
@@ -259,7 +260,7 @@ function ReasonField({ value, onChange }: { value: RuleRow['reason']; onChange: 
         <option value="">from the status</option>
         {ERROR_RULE_REASONS.map((x) => (
           <option key={x} value={x}>
-            {x}
+            {describeErrorType(x)}
           </option>
         ))}
       </select>
