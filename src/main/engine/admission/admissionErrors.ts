@@ -13,7 +13,7 @@ export function queueFull(connectionName: string, depth: number, pauseLeftMs: nu
   return new AdmissionError(
     'RATE_LIMIT_QUEUE_FULL',
     429,
-    `the request queue of "${connectionName}" is full (${depth} waiting, requestQueue.maxQueueDepth)`,
+    `the rate-limit queue of "${connectionName}" is full: ${depth} requests are already waiting (the "Queue depth cap" setting)`,
     pauseLeftMs ?? SATURATED_RETRY_AFTER_MS,
   );
 }
@@ -22,12 +22,12 @@ export function queueFull(connectionName: string, depth: number, pauseLeftMs: nu
 export function queueTimeout(connectionName: string, maxWaitMs: number, pauseLeftMs: number | null): AdmissionError {
   const why =
     pauseLeftMs !== null
-      ? `the upstream asked for a ${seconds(pauseLeftMs)} pause, longer than the queue-wait budget of ${maxWaitMs} ms`
-      : `no dispatch slot within the queue-wait budget of ${maxWaitMs} ms`;
+      ? `the upstream asked for a ${seconds(pauseLeftMs)} pause, longer than a request may wait in the rate-limit queue (${seconds(maxWaitMs)}, the "Queue wait budget" setting)`
+      : `no turn came up in the rate-limit queue within ${seconds(maxWaitMs)} (the "Queue wait budget" setting)`;
   return new AdmissionError(
     'RATE_LIMIT_QUEUE_TIMEOUT',
     429,
-    `"${connectionName}": ${why} (requestQueue.maxWaitMs)`,
+    `"${connectionName}": ${why}`,
     pauseLeftMs ?? SATURATED_RETRY_AFTER_MS,
   );
 }
@@ -37,7 +37,7 @@ export function executionTimeout(connectionName: string, executionMs: number): A
   return new AdmissionError(
     'RATE_LIMIT_EXECUTION_TIMEOUT',
     504,
-    `"${connectionName}": the upstream did not start answering within the execution budget of ${executionMs} ms (requestQueue.executionMaxWaitMs)`,
+    `"${connectionName}": the upstream did not start answering within ${seconds(executionMs)} (the "Execution budget" setting)`,
   );
 }
 
@@ -46,7 +46,7 @@ export function semaphoreTimeout(connectionName: string, gate: string, waitMs: n
   return new AdmissionError(
     'SEMAPHORE_TIMEOUT',
     429,
-    `"${connectionName}": no ${gate} slot freed within ${waitMs} ms (concurrency.waitTimeoutMs)`,
+    `"${connectionName}": all its ${gate} slots stayed busy for ${seconds(waitMs)} (the "Concurrency wait timeout" setting)`,
     SATURATED_RETRY_AFTER_MS,
   );
 }
@@ -56,7 +56,7 @@ export function semaphoreQueueFull(connectionName: string, gate: string, waiting
   return new AdmissionError(
     'SEMAPHORE_QUEUE_FULL',
     429,
-    `"${connectionName}": ${waiting} requests already wait for a ${gate} slot (concurrency.maxWaiting)`,
+    `"${connectionName}": ${waiting} requests already wait for a ${gate} slot (the "Concurrency queue length" setting)`,
     SATURATED_RETRY_AFTER_MS,
   );
 }

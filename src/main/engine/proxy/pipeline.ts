@@ -421,7 +421,7 @@ async function runAttempt(
         entry.errorCode = 'RATE_LIMIT_EXECUTION_TIMEOUT';
         entry.durationMs = Math.round(clock.monotonic() - t0);
         if (abandonContinuation(walk, record)) return 'done';
-        record.fail(new ProxyError(504, 'RATE_LIMIT_EXECUTION_TIMEOUT', 'the upstream request ran past its execution budget (executionMaxWaitMs)', { retryAfterMs: 1_000 }), target);
+        record.fail(new ProxyError(504, 'RATE_LIMIT_EXECUTION_TIMEOUT', 'the upstream request ran past its execution budget (the "Execution budget" setting)', { retryAfterMs: 1_000 }), target);
         return 'done';
       case 'failed': {
         const { failure } = outcome;

@@ -14,6 +14,7 @@ import type { Target } from '../routing/target';
 import type { ToolLimits } from '../routing/toolLimits';
 import type { RelayableResponse } from './attempt';
 import { newStreamWalk, type StreamWalk } from './delivery';
+import { SKIP_REASON_WORDS } from '../../../shared/skipReasonWords';
 import { ProxyError } from './errors';
 import type { InboundCall } from './inbound';
 import { Refusals } from './refusals';
@@ -123,8 +124,10 @@ export function answerNoRoute(deps: UnservedDeps, record: RequestRecord, plan: R
   deps.log.warn(`[COMBO] ${strategyTitle(combo.strategy)} selection: no executable targets — ${unusable.join('; ') || 'the combo lists none'}`, {
     combo: combo.name,
   });
+  // The message is read by people (the agent's user, the request log): details, not reason codes.
+  const why = combo.unusable.map((u) => `${u.provider}/${u.model}: ${u.detail}`).join('; ') || 'it lists no targets';
   return record.fail(
-    new ProxyError(404, 'no_executable_targets', `combo "${combo.name}" has no target that can serve this request (${unusable.join('; ')})`, {
+    new ProxyError(404, 'no_executable_targets', `combo "${combo.name}" has no target that can serve this request (${why})`, {
       diagnostics: { combo: combo.name, strategy: combo.strategy, excluded: [], unusable: unusableDiagnostics(combo) },
     }),
   );
@@ -186,7 +189,14 @@ export function answerUnserved(deps: UnservedDeps, record: RequestRecord, plan: 
       return `${target.combo ? `${target.conn.name} ${target.model}` : target.conn.name}: ${ex.reason}${s !== null ? ` ${s}s` : ''}`;
     })
     .join('; ');
-  if (plan.combo) return answerComboExcluded(deps, record, plan.combo, walk, { ...diagnostics, unusable: unusableDiagnostics(plan.combo) }, summary);
+  // The same, in words, for the error message (the machine reasons stay in diagnostics and the log).
+  const words = exclusions
+    .map(({ target, ex }) => {
+      const s = secondsLeft(ex);
+      return `${target.combo ? `${target.conn.name} ${target.model}` : target.conn.name}: ${SKIP_REASON_WORDS[ex.reason]}${s !== null ? `, ${s}s left` : ''}`;
+    })
+    .join('; ');
+  if (plan.combo) return answerComboExcluded(deps, record, plan.combo, walk, { ...diagnostics, unusable: unusableDiagnostics(plan.combo) }, summary, words);
   const timed = exclusions.filter((e) => e.ex.until !== null);
   if (timed.length > 0) {
     // R-DBG-02: the pool is configured and connected, and every target is waiting out a timer.
@@ -197,7 +207,7 @@ export function answerUnserved(deps: UnservedDeps, record: RequestRecord, plan: 
       new ProxyError(
         503,
         'all_targets_cooling_down',
-        `every connection for "${record.model}" is temporarily excluded (${summary}); retry in ${secs}s`,
+        `every connection for "${record.model}" is held back for now (${words}); retry in ${secs}s`,
         { retryAfterMs: earliest - now, diagnostics: { ...diagnostics, waitRefused: walk.waitRefused } },
       ),
     );
@@ -208,7 +218,7 @@ export function answerUnserved(deps: UnservedDeps, record: RequestRecord, plan: 
     new ProxyError(
       404,
       'no_executable_targets',
-      `no connection for "${record.model}" can serve requests (${summary}); fix or re-enable one in Switchyard`,
+      `no connection for "${record.model}" can serve requests (${words}); fix or re-enable one in Switchyard`,
       { diagnostics },
     ),
   );
@@ -227,6 +237,7 @@ function answerComboExcluded(
   walk: Walk,
   diagnostics: Record<string, unknown>,
   summary: string,
+  words: string,
 ): void {
   const now = deps.clock.now();
   const answer = excludedAnswer(
@@ -238,7 +249,7 @@ function answerComboExcluded(
   if (answer.kind === 'none') {
     deps.log.warn(`[COMBO] ${title} selection: no executable targets — ${summary}`, { combo: combo.name });
     return record.fail(
-      new ProxyError(404, 'no_executable_targets', `no target of combo "${combo.name}" can serve requests (${summary}); fix or re-enable one in Switchyard`, {
+      new ProxyError(404, 'no_executable_targets', `no target of combo "${combo.name}" can serve requests (${words}); fix or re-enable one in Switchyard`, {
         diagnostics: diag,
       }),
     );
@@ -250,16 +261,16 @@ function answerComboExcluded(
   });
   if (answer.kind === 'skipped') {
     return record.fail(
-      new ProxyError(503, 'ALL_TARGETS_SKIPPED', `every target of combo "${combo.name}" is held back by quota, credential or not-found errors that a wait does not fix (${summary})`, {
+      new ProxyError(503, 'ALL_TARGETS_SKIPPED', `every target of combo "${combo.name}" is held back by errors that waiting does not fix: a spent quota, bad credentials or a model the provider does not know (${words})`, {
         diagnostics: diag,
       }),
     );
   }
   const ms = Math.max(1, answer.until - now);
   const secs = Math.max(1, Math.ceil(ms / 1000));
-  const what = answer.kind === 'rate_limited' ? 'rate-limited' : 'temporarily excluded';
+  const what = answer.kind === 'rate_limited' ? 'rate-limited' : 'held back for now';
   return record.fail(
-    new ProxyError(answer.kind === 'rate_limited' ? 429 : 503, 'all_targets_cooling_down', `every target of combo "${combo.name}" is ${what} (${summary}); retry in ${secs}s`, {
+    new ProxyError(answer.kind === 'rate_limited' ? 429 : 503, 'all_targets_cooling_down', `every target of combo "${combo.name}" is ${what} (${words}); retry in ${secs}s`, {
       retryAfterMs: ms,
       resetAt: answer.until,
       diagnostics: diag,

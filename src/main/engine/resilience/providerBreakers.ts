@@ -109,13 +109,13 @@ export class ProviderBreakers {
       const at = this.failedAt(provider, connectionId);
       if (at === undefined) return null;
       if (now < at + r.holdMs) {
-        return { reason: 'circuit_open', until: at + r.holdMs, detail: `${provider} breaker is OPEN: this key failed ${now - at} ms ago` };
+        return { reason: 'circuit_open', until: at + r.holdMs, detail: `${provider} breaker is open: this key failed ${now - at} ms ago` };
       }
     } else if (now < r.halfOpenAt && this.isImplicated(provider, connectionId)) {
-      return { reason: 'circuit_open', until: r.halfOpenAt, detail: `${provider} breaker is OPEN after ${r.failures} provider failures` };
+      return { reason: 'circuit_open', until: r.halfOpenAt, detail: `${provider} breaker is open after ${r.failures} provider failures` };
     }
     if (!this.probeBusy(provider, now)) return null;
-    return { reason: 'circuit_open', until: now + PROBE_BUSY_RETRY_MS, detail: `${provider} breaker is ${now < r.halfOpenAt ? 'OPEN' : 'HALF_OPEN'} and its probe is in flight` };
+    return { reason: 'circuit_open', until: now + PROBE_BUSY_RETRY_MS, detail: `${provider} breaker is ${now < r.halfOpenAt ? 'open' : 'half-open'} and its one test request is under way` };
   }
 
   /**

@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
+import { TechName } from '../../components/TechName';
 import { Badge, Card, EmptyState, Field, PageHeader, Spinner, type Tone } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
@@ -13,6 +14,7 @@ import { protocolOf, targetEligibility, type TargetEligibility } from '../../lib
 import { STRATEGY_INFO } from '../../lib/comboStrategies';
 import { describeError } from '../../lib/errors';
 import { formatClock, formatRemaining } from '../../lib/format';
+import { describeErrorCode } from '../../lib/reasons';
 import type { ComboView, RequestLogEntry } from '../../../shared/model';
 import { ComboDialog } from './ComboDialog';
 
@@ -108,11 +110,22 @@ function ComboCard({ combo, onEdit, onDelete }: { combo: ComboView; onEdit: () =
         </div>
       )}
       <p className="muted small" data-testid="combo-last-served">
-        {last
-          ? last.connectionName && last.status < 400
-            ? `Last request ${formatClock(last.startedAt)}: served by ${last.connectionName} with ${last.model}`
-            : `Last request ${formatClock(last.startedAt)}: ${last.status} ${last.errorCode ?? ''}`
-          : 'No request has used this combo yet.'}
+        {last ? (
+          last.connectionName && last.status < 400 ? (
+            `Last request ${formatClock(last.startedAt)}: served by ${last.connectionName} with ${last.model}`
+          ) : (
+            <>
+              Last request {formatClock(last.startedAt)}: {last.status}
+              {last.errorCode && (
+                <>
+                  {' — '}{describeErrorCode(last.errorCode)} <TechName name={last.errorCode} label="Show the error code" />
+                </>
+              )}
+            </>
+          )
+        ) : (
+          'No request has used this combo yet.'
+        )}
       </p>
     </article>
   );

@@ -4,10 +4,12 @@
 // built-in restatements, rules and allowlists are listed read-only.
 import { useEffect, useState } from 'react';
 import { DataTable } from '../../components/DataTable';
+import { TechName } from '../../components/TechName';
 import { Badge, Card, EmptyState, Field, Mono, PageHeader, Spinner } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { describeError } from '../../lib/errors';
 import { formatDuration } from '../../lib/format';
+import { describeErrorType } from '../../lib/reasons';
 import { settingOf } from '../../stores/settingsStore';
 import type { ErrorRuleTestResult, ErrorRulesView } from '../../../shared/model';
 import { SettingRow } from '../settings/SettingRow';
@@ -104,7 +106,7 @@ function RuleTester({ providers }: { providers: string[] }) {
                 </dd>
                 <dt>Reason</dt>
                 <dd>
-                  <Mono>{result.reason}</Mono>
+                  {describeErrorType(result.reason)} <TechName name={result.reason} label="Show the reason's code" />
                 </dd>
                 <dt>Held against</dt>
                 <dd>{result.scope}</dd>
@@ -175,7 +177,7 @@ function BuiltInRules({ view }: { view: ErrorRulesView }) {
                 .join('; ')}
             </td>
             <td>
-              <Mono>{r.reason}</Mono>
+              {describeErrorType(r.reason)} <TechName name={r.reason} label="Show the reason's code" />
             </td>
             <td>
               {r.scope}

@@ -20,6 +20,7 @@ import {
   type RowErrors,
   type RuleRow,
 } from '../../lib/errorRulesForm';
+import { describeErrorType } from '../../lib/reasons';
 import { settingOf } from '../../stores/settingsStore';
 import {
   ERROR_RULE_REASONS,
@@ -259,7 +260,7 @@ function ReasonField({ value, onChange }: { value: RuleRow['reason']; onChange: 
         <option value="">from the status</option>
         {ERROR_RULE_REASONS.map((x) => (
           <option key={x} value={x}>
-            {x}
+            {describeErrorType(x)}
           </option>
         ))}
       </select>
@@ -336,7 +337,7 @@ export function OperatorRulesEditor({ providers }: { providers: string[] }) {
             <CooldownField caption="Cooldown" withDefault value={r.duration} onChange={(duration) => edit(i, { duration })} errors={all} k={`${i}.cooldownMs`} />
           </div>
           <div className="row-actions">
-            {r.status.trim() === '400' && <Badge tone="warn" title="HTTP 400 is never checked against rules (a known gap)">never fires</Badge>}
+            {r.status.trim() === '400' && <Badge tone="warn" title="Rules never apply to an HTTP 400: it is an error in the request, not in the provider">never fires</Badge>}
             <button type="button" className="btn btn-sm btn-ghost" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move rule ${i + 1} up`}>
               ↑
             </button>
