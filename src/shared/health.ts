@@ -79,7 +79,7 @@ export interface ConnectionHealthItem {
   name: string;
   provider: string;
   state: HealthState;
-  /** The badge text without a countdown: "Healthy", "Serving · 1 model locked", "Breaker open". */
+  /** The badge text without a countdown: "Healthy", "Partly available · 1 model locked", "Breaker open". */
   label: string;
   /** The deciding condition's reason (null when healthy). */
   reason: string | null;
@@ -149,7 +149,7 @@ export const HEALTH_LABELS: Record<HealthState, string> = {
   paused: 'Queue paused',
   probing: 'Probing',
   degraded: 'Degraded',
-  limited: 'Serving',
+  limited: 'Partly available',
   healthy: 'Healthy',
 };
 
