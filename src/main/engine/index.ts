@@ -439,7 +439,6 @@ export async function createEngine(o: EngineOptions) {
     },
     /** Snapshot payloads for a new subscriber (SSE connect, window load). */
     initialEvents(): { name: EventName; payload: unknown }[] {
-      const now = clock.now();
       return [
         { name: 'connections', payload: registry.all().map((c) => registry.view(c)) },
         { name: 'resilience', payload: resilienceSnapshot() },
