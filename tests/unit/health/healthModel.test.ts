@@ -51,11 +51,11 @@ const lockout = (connectionId: string, model: string, expiresAt: number): ModelL
   scope: 'model',
   reason: 'rate_limit_exceeded',
   status: 429,
-  origin: 'error',
+  origin: 'rate_limit',
   failureCount: 1,
   lockedAt: 0,
   expiresAt,
-} as ModelLockoutView);
+});
 
 const admission = (connectionId: string, over: Partial<AdmissionView> = {}): AdmissionView => ({
   connectionId,
