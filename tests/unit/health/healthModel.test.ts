@@ -48,7 +48,7 @@ const lockout = (connectionId: string, model: string, expiresAt: number): ModelL
   connectionId,
   connectionName: connectionId.toUpperCase(),
   model,
-  scope: 'model',
+  scope: 'exact',
   reason: 'rate_limit_exceeded',
   status: 429,
   origin: 'rate_limit',
