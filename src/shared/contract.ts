@@ -3,6 +3,7 @@
 // Bridge are all derived from this object; tests/unit/foundation/contractDrift.test.ts fails when they drift.
 import { z } from 'zod';
 import { MODEL_PATTERN_MAX_LENGTH, refinePattern } from './modelIds';
+import type { HealthSnapshot, RemainingHold } from './health';
 import type {
   AdmissionView,
   AppInfo,
@@ -418,7 +419,7 @@ export const contract = {
     bodyField: 'patch',
     summary: 'Change resilience settings, e.g. {"p2cLatency": {"weight": 10}}.',
   }),
-  resetResilience: method<{ providers: string[] }>()({
+  resetResilience: method<{ providers: string[]; remaining: RemainingHold[] }>()({
     http: 'POST',
     path: '/api/resilience/reset',
     input: z.object({ provider: z.string().min(1).max(100).optional() }).strict(),
@@ -448,11 +449,17 @@ export const contract = {
     input: none,
     summary: 'Active model lockouts.',
   }),
-  clearModelCooldown: method<{ removed: number }>()({
+  clearModelCooldown: method<{ removed: number; pausesLifted: number; remaining: RemainingHold[] }>()({
     http: 'DELETE',
     path: '/api/resilience/model-cooldowns',
     input: z.object({ provider: z.string().min(1), connection: z.string().min(1), model: z.string().min(1) }).strict(),
-    summary: 'Re-enable a locked model on a connection.',
+    summary: "Re-enable a locked model on a connection: its lockout and its own queue pause; returns what still holds it.",
+  }),
+  getConnectionHealth: method<HealthSnapshot>()({
+    http: 'GET',
+    path: '/api/resilience/health',
+    input: none,
+    summary: 'The health of every connection and model as the dashboard shows it, with reasons and when each hold lifts.',
   }),
 
   listConnections: method<ConnectionView[]>()({
@@ -803,6 +810,8 @@ export interface ResilienceSnapshot {
   breakers: BreakerView[];
   cooldowns: CooldownsView;
   lockouts: ModelLockoutView[];
+  /** The one health model (src/shared/health.ts): what every page shows. Always sent by the engine. */
+  health?: HealthSnapshot;
 }
 
 const event = <P>() => ({}) as { readonly _payload?: P };

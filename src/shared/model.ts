@@ -1,5 +1,6 @@
 // Ids and DTOs shared by the engine, the contract and the renderer. Plain data only.
 import type { SettingGroup, SettingKey, SettingSource, SettingUnit } from './settings';
+import type { RemainingHold } from './health';
 
 export const CONNECTION_KINDS = ['anthropic', 'openai', 'openai-compatible', 'anthropic-compatible', 'local', 'claude-subscription'] as const;
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
@@ -283,6 +284,10 @@ export interface ClearCooldownsResult {
   skippedTerminal: string[];
   /** Number of model lockouts removed with them. */
   lockoutsCleared: number;
+  /** Connections whose request-queue pause (on the upstream's Retry-After) was lifted with them. */
+  pausesLifted?: number;
+  /** What still holds the cleared connections, and when it lifts (e.g. a provider-wide breaker). */
+  remaining?: RemainingHold[];
 }
 
 export interface AdmissionView {

@@ -4,7 +4,8 @@
 import { homedir } from 'node:os';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import type { EventName } from '../../shared/contract';
+import type { EventName, ResilienceSnapshot } from '../../shared/contract';
+import { buildHealth } from './health/healthModel';
 import { APP_VERSION } from '../../shared/version';
 import { createAdmission } from './admission/admissionService';
 import type { AdmissionPort } from './admission/port';
@@ -339,6 +340,19 @@ export async function createEngine(o: EngineOptions) {
     agentConfigs: new AgentConfigWriter({ home: o.agentHome ?? homedir(), stateDir: o.dataDir, now: () => clock.now() }),
   });
 
+  /** The resilience push: the layer views and the health model built from them (once per push). */
+  const resilienceSnapshot = (): ResilienceSnapshot => {
+    const now = clock.now();
+    const breakers = resilience.breakers(now);
+    const lockouts = resilience.lockouts(now);
+    const extra = resilience.healthLayers(now);
+    const health = buildHealth(
+      { connections: registry.all(), breakers, lockouts, breakerHolds: extra.breakerHolds, failureStreaks: extra.failureStreaks, admission: admission.views() },
+      now,
+    );
+    return { now, breakers, cooldowns: resilience.cooldowns(now), lockouts, health };
+  };
+
   // Push events: bursts of changes become one push per topic per interval.
   const topics = {
     connections: new CoalescedTopic(bus, clock, 'connections', () => registry.all().map((c) => registry.view(c)), 50),
@@ -346,15 +360,7 @@ export async function createEngine(o: EngineOptions) {
       bus,
       clock,
       'resilience',
-      () => {
-        const now = clock.now();
-        return {
-          now,
-          breakers: resilience.breakers(now),
-          cooldowns: resilience.cooldowns(now),
-          lockouts: resilience.lockouts(now),
-        };
-      },
+      () => resilienceSnapshot(),
       100,
     ),
     admission: new CoalescedTopic(bus, clock, 'admission', () => admission.views(), 250),
@@ -375,6 +381,8 @@ export async function createEngine(o: EngineOptions) {
     topics.connections.touch();
   });
   admission.onChange(() => topics.admission.touch());
+  // A queue pause starting or lifted early changes the health model (carried by the resilience push).
+  admission.onPauseChange(() => topics.resilience.touch());
   unreadable.onChange(() => topics.health.touch());
   combos.onChange(() => bus.emit('combos', combos.snapshot()));
   settings.onChange((changed) => {
@@ -435,18 +443,9 @@ export async function createEngine(o: EngineOptions) {
     },
     /** Snapshot payloads for a new subscriber (SSE connect, window load). */
     initialEvents(): { name: EventName; payload: unknown }[] {
-      const now = clock.now();
       return [
         { name: 'connections', payload: registry.all().map((c) => registry.view(c)) },
-        {
-          name: 'resilience',
-          payload: {
-            now,
-            breakers: resilience.breakers(now),
-            cooldowns: resilience.cooldowns(now),
-            lockouts: resilience.lockouts(now),
-          },
-        },
+        { name: 'resilience', payload: resilienceSnapshot() },
         { name: 'admission', payload: admission.views() },
         { name: 'settings', payload: settings.view() },
         { name: 'health', payload: management.health() },

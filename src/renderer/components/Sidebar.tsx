@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { useDashboard, useSel } from '../hooks/dashboardContext';
 import { useServerNow } from '../hooks/useNow';
 import { hrefOf, type PageId } from '../hooks/useRoute';
-import { breakerStateAt, outOfRouting } from '../lib/connectionState';
+import { breakerStateAt, healthNow, heldTargets } from '../lib/connectionState';
 import { icons } from './icons';
 
 const NAV: { id: PageId; label: string; section?: string }[] = [
@@ -46,14 +46,19 @@ export function Sidebar({ page }: { page: PageId }) {
   const now = useServerNow();
   const health = useSel(d.app, (s) => s.health);
   const info = useSel(d.app, (s) => s.info);
-  const cooldowns = useSel(d.resilience, (s) => s.cooldowns);
-  const lockouts = useSel(d.resilience, (s) => s.lockouts);
   const breakers = useSel(d.resilience, (s) => s.breakers);
-  const out = outOfRouting(cooldowns, lockouts, now);
-  const outCount = out.cooling.length + out.terminal.length + out.lockouts.length;
+  // The engine's health model: the same counts as the Connections page and the Cooldown manager.
+  const model = healthNow(useSel(d.resilience, (s) => s.health), now);
+  const held = heldTargets(model, now).length;
+  const attention = model?.counts.needsAttention ?? 0;
+  // The engine is live only while the live link is open; an old answer is not a live engine.
+  const link = useSel(d.app, (s) => s.link);
+  const ever = useSel(d.app, (s) => s.everConnected);
+  const live = link === 'open';
+  const engineWord = live ? (health ? health.status : '…') : link === 'unauthorized' ? 'token refused' : ever ? 'unreachable' : '…';
   const tripped = breakers.filter((b) => breakerStateAt(b, now) !== 'CLOSED').length;
   const counts: Partial<Record<PageId, ReactNode>> = {
-    cooldowns: outCount ? <span className={`nav-count ${out.terminal.length ? 'danger' : 'warn'}`}>{outCount}</span> : null,
+    cooldowns: held ? <span className={`nav-count ${attention ? 'danger' : 'warn'}`}>{held}</span> : null,
     breakers: tripped ? <span className="nav-count danger">{tripped}</span> : null,
   };
   const proxyUrl = health?.proxy.url ?? info?.proxyUrl ?? null;
@@ -80,14 +85,15 @@ export function Sidebar({ page }: { page: PageId }) {
       </ul>
       <div className="sidebar-footer">
         <div className="status-line">
-          <span className={`health-dot ${health?.status ?? 'unknown'}`} aria-hidden="true" />
+          <span className={`health-dot ${live ? (health?.status ?? 'unknown') : ever ? 'down' : 'unknown'}`} aria-hidden="true" />
           <span>
-            Engine <strong data-testid="health-status">{health ? health.status : '…'}</strong>
+            Engine <strong data-testid="health-status">{engineWord}</strong>
           </span>
         </div>
-        {health && (
-          <div className="status-sub">
-            {health.connections.active} healthy · {health.connections.cooling} cooling · {health.connections.terminal} terminal
+        {model && (
+          <div className={`status-sub${live ? '' : ' muted'}`} data-testid="sidebar-counts">
+            {!live && 'Last known: '}
+            {model.counts.healthy} healthy · {model.counts.limited} limited · {model.counts.out} out · {model.counts.needsAttention} need attention
           </div>
         )}
         <div className="status-line proxy-line">

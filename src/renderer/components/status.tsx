@@ -1,8 +1,10 @@
 // Status badges shared by the pages: a connection's live state, a breaker state, a setting's
 // source, an HTTP status.
+import type { ConnectionHealthItem, HealthCounts } from '../../shared/health';
 import type { BreakerState } from '../../shared/model';
+import { isTerminalStatus } from '../../shared/model';
 import type { SettingSource } from '../../shared/settings';
-import type { LiveState } from '../lib/connectionState';
+import { healthTone, type LiveState } from '../lib/connectionState';
 import { formatRemaining } from '../lib/format';
 import { describeErrorType, TERMINAL_LABELS } from '../lib/reasons';
 import { Badge } from './ui';
@@ -30,6 +32,47 @@ export function LiveStateBadge({ state }: { state: LiveState }) {
         </Badge>
       );
   }
+}
+
+/** The badge text of a health item at `now`: its label, the terminal state's name, and the countdown when it lifts by time. */
+export function healthBadgeText(item: ConnectionHealthItem, now: number): string {
+  const terminal = item.state === 'terminal' ? item.conditions.find((c) => c.kind === 'terminal')?.cause : null;
+  const label = terminal && isTerminalStatus(terminal) ? TERMINAL_LABELS[terminal] : item.label;
+  return item.liftsAt !== null && item.liftsAt > now && item.state !== 'limited' ? `${label} · ${formatRemaining(item.liftsAt - now)}` : label;
+}
+
+/** A connection's state from the health model (the same on every page). */
+export function HealthBadge({ item, now }: { item: ConnectionHealthItem; now: number }) {
+  return (
+    <Badge
+      tone={healthTone(item.state)}
+      dot={item.state !== 'disabled'}
+      title={item.liftsAt !== null ? `Back in full at ${new Date(item.liftsAt).toLocaleTimeString()}` : undefined}
+    >
+      <span data-health-state={item.state}>{healthBadgeText(item, now)}</span>
+    </Badge>
+  );
+}
+
+/** The engine's connection counts, the same on the Connections page, the Cooldown manager and the sidebar. */
+export function HealthCountBadges({ counts }: { counts: HealthCounts }) {
+  return (
+    <>
+      <Badge tone="ok" dot>
+        <span data-testid="count-healthy">{counts.healthy}</span> healthy
+      </Badge>
+      <Badge tone="warn" dot title="Serving, with a model held back or recent failures">
+        <span data-testid="count-limited">{counts.limited}</span> limited
+      </Badge>
+      <Badge tone="warn" dot title="Out of routing for now; back by themselves">
+        <span data-testid="count-out">{counts.out}</span> out of routing
+      </Badge>
+      <Badge tone="danger" dot title="Only you can bring these back (new credentials, a top-up)">
+        <span data-testid="count-attention">{counts.needsAttention}</span> need attention
+      </Badge>
+      {counts.disabled > 0 && <Badge tone="neutral">{counts.disabled} disabled</Badge>}
+    </>
+  );
 }
 
 /** The reason line under a state badge ("Rate limited · 429 · Too many requests"). */

@@ -3,8 +3,9 @@
 // one / a selection / a provider / everything, re-enable a locked model, reset breakers.
 import { createStore } from 'zustand/vanilla';
 import type { ResilienceSnapshot } from '../../shared/contract';
+import type { HealthSnapshot, RemainingHold } from '../../shared/health';
 import type { BreakerView, ClearCooldownsResult, CooldownEntry, ModelLockoutView } from '../../shared/model';
-import { formatCount } from '../lib/format';
+import { formatCount, formatRemaining } from '../lib/format';
 import { reportError, Revision, type StoreContext } from './context';
 
 export type ClearTarget = { connectionIds: string[] } | { all: true; provider?: string };
@@ -13,6 +14,10 @@ export interface ResilienceState {
   breakers: BreakerView[];
   cooldowns: CooldownEntry[];
   lockouts: ModelLockoutView[];
+  /** The engine's health model (null until the first snapshot). */
+  health: HealthSnapshot | null;
+  /** Engine time minus local time, from the last snapshot (for "lifts in" in toasts). */
+  offsetMs: number;
   /** Engine time of the last snapshot. */
   snapshotAt: number | null;
   loaded: boolean;
@@ -26,20 +31,34 @@ export interface ResilienceState {
   toggleSelected(id: string): void;
   setSelected(ids: string[]): void;
   clear(target: ClearTarget): Promise<ClearCooldownsResult | null>;
-  clearLockout(l: ModelLockoutView): Promise<boolean>;
+  /** Re-enable one model on a connection: its lockout and its own queue pause. */
+  clearLockout(l: Pick<ModelLockoutView, 'provider' | 'connectionId' | 'connectionName' | 'model'>): Promise<boolean>;
   resetBreakers(provider?: string): Promise<string[] | null>;
 }
 
 /** One sentence for a clear result, e.g. "Cleared 2 connections and 1 model lockout; 1 terminal state left as is". */
-export function describeClear(r: ClearCooldownsResult): string {
+export function describeClear(r: ClearCooldownsResult, now?: number): string {
   const parts: string[] = [];
   if (r.cleared.length) parts.push(`Cleared ${formatCount(r.cleared.length, 'connection')}`);
   if (r.lockoutsCleared) parts.push(`${parts.length ? 'and ' : 'Cleared '}${formatCount(r.lockoutsCleared, 'model lockout')}`);
+  if (r.pausesLifted) parts.push(`${parts.length ? 'and lifted ' : 'Lifted '}${formatCount(r.pausesLifted, 'queue pause')}`);
   let s = parts.length ? parts.join(' ') : 'Nothing to clear';
   if (r.skippedTerminal.length) {
     s += `; ${formatCount(r.skippedTerminal.length, 'terminal state')} left as is (terminal states are never cleared here)`;
   }
-  return s;
+  return s + describeRemaining(r.remaining, now ?? 0);
+}
+
+/** "; still held: the openai breaker is open (lifts in 42s)" — what a clear could not lift, or ''. */
+export function describeRemaining(remaining: readonly RemainingHold[] | undefined, now: number): string {
+  if (!remaining || remaining.length === 0) return '';
+  const parts = remaining.slice(0, 3).map((r) => {
+    const when = r.until === null ? 'until someone acts' : `lifts in ${formatRemaining(Math.max(0, r.until - now))}`;
+    const who = r.model ? `${r.model} on ${r.connectionName}` : r.connectionName;
+    return `${who}: ${r.reason.replace(/[.;]\s*$/, '')} (${when})`;
+  });
+  const more = remaining.length > 3 ? ` and ${remaining.length - 3} more` : '';
+  return `. Still held: ${parts.join('; ')}${more}`;
 }
 
 export function createResilienceStore(ctx: StoreContext) {
@@ -53,11 +72,15 @@ export function createResilienceStore(ctx: StoreContext) {
           breakers: s.breakers,
           cooldowns: s.cooldowns.connections,
           lockouts: s.lockouts,
+          health: s.health ?? null,
+          offsetMs: s.now - ctx.now(),
           snapshotAt: s.now,
           loaded: true,
           selected: selected.length === st.selected.length ? st.selected : selected,
         };
       });
+
+    const serverNow = () => ctx.now() + get().offsetMs;
 
     const refresh = async () => {
       try {
@@ -84,6 +107,8 @@ export function createResilienceStore(ctx: StoreContext) {
       breakers: [],
       cooldowns: [],
       lockouts: [],
+      health: null,
+      offsetMs: 0,
       snapshotAt: null,
       loaded: false,
       selected: [],
@@ -97,12 +122,13 @@ export function createResilienceStore(ctx: StoreContext) {
         try {
           await rev.guard(
             async () => {
-              const [breakers, cooldowns, models] = await Promise.all([
+              const [breakers, cooldowns, models, health] = await Promise.all([
                 ctx.bridge.listBreakers(),
                 ctx.bridge.listCooldowns({}),
                 ctx.bridge.listModelCooldowns(),
+                ctx.bridge.getConnectionHealth(),
               ]);
-              return { now: cooldowns.now, breakers, cooldowns, lockouts: models.lockouts } satisfies ResilienceSnapshot;
+              return { now: cooldowns.now, breakers, cooldowns, lockouts: models.lockouts, health } satisfies ResilienceSnapshot;
             },
             applyUnguarded,
           );
@@ -122,27 +148,30 @@ export function createResilienceStore(ctx: StoreContext) {
           const r = await ctx.bridge.clearCooldowns(target);
           const done = new Set([...r.cleared, ...r.unchanged]);
           set((s) => ({ lastClear: r, selected: s.selected.filter((id) => !done.has(id)) }));
-          ctx.toasts.getState().push(r.cleared.length || r.lockoutsCleared ? 'success' : 'info', describeClear(r));
+          const kind = r.remaining?.length ? 'info' : r.cleared.length || r.lockoutsCleared || r.pausesLifted ? 'success' : 'info';
+          ctx.toasts.getState().push(kind, describeClear(r, serverNow()));
           await refresh();
           return r;
         });
       },
       clearLockout(l) {
         return whileBusy(`Could not re-enable ${l.model}`, false, async () => {
-          const { removed } = await ctx.bridge.clearModelCooldown({ provider: l.provider, connection: l.connectionId, model: l.model });
-          ctx.toasts
-            .getState()
-            .push(removed ? 'success' : 'info', removed ? `Re-enabled ${l.model} on ${l.connectionName}` : `${l.model} was no longer locked`);
+          const r = await ctx.bridge.clearModelCooldown({ provider: l.provider, connection: l.connectionId, model: l.model });
+          const lifted = r.removed + (r.pausesLifted ?? 0);
+          const rest = describeRemaining(r.remaining, serverNow());
+          const text = lifted ? `Re-enabled ${l.model} on ${l.connectionName}` : `${l.model} was no longer held on ${l.connectionName}`;
+          ctx.toasts.getState().push(rest ? 'info' : lifted ? 'success' : 'info', text + rest);
           await refresh();
-          return removed > 0;
+          return lifted > 0;
         });
       },
       resetBreakers(provider) {
         return whileBusy<string[] | null>('Could not reset the breaker', null, async () => {
-          const { providers } = await ctx.bridge.resetResilience(provider ? { provider } : {});
+          const { providers, remaining } = await ctx.bridge.resetResilience(provider ? { provider } : {});
+          const rest = describeRemaining(remaining, serverNow());
           ctx.toasts
             .getState()
-            .push('success', provider ? `Reset the ${provider} breaker` : `Reset ${formatCount(providers.length, 'provider breaker')}`);
+            .push(rest ? 'info' : 'success', (provider ? `Reset the ${provider} breaker` : `Reset ${formatCount(providers.length, 'provider breaker')}`) + rest);
           await refresh();
           return providers;
         });

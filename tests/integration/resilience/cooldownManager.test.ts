@@ -52,7 +52,7 @@ describe('cooldown manager', () => {
   it('clears one connection: its cooldown and its lockouts, nothing else', async () => {
     const { r, a, g } = await setUp();
     const result = await r.t.api.clearCooldowns({ connectionIds: [a.id] });
-    expect(result).toEqual({ cleared: [a.id], unchanged: [], skippedTerminal: [], lockoutsCleared: 1 });
+    expect(result).toEqual({ cleared: [a.id], unchanged: [], skippedTerminal: [], lockoutsCleared: 1, pausesLifted: 0, remaining: [] });
     expect(await cooldownOf(r.t, a.id)).toMatchObject({ status: 'active', backoffLevel: 0, lockouts: [] });
     expect((await cooldownOf(r.t, g.id)).status).toBe('cooling');
     fake.reset();
@@ -75,7 +75,7 @@ describe('cooldown manager', () => {
     expect(result.cleared.sort()).toEqual([a.id, g.id, h.id].sort());
     expect(await cooldownOf(r.t, b.id)).toMatchObject({ status: 'banned', terminal: true });
     const again = await r.t.api.clearCooldowns({ connectionIds: [a.id, b.id] });
-    expect(again).toEqual({ cleared: [], unchanged: [a.id], skippedTerminal: [b.id], lockoutsCleared: 0 });
+    expect(again).toEqual({ cleared: [], unchanged: [a.id], skippedTerminal: [b.id], lockoutsCleared: 0, pausesLifted: 0, remaining: [] });
   });
 
   it('refuses unknown connections and providers without clearing anything', async () => {

@@ -126,12 +126,12 @@ describe('model lockout', () => {
     const { r, a } = await start(true);
     fake.script({ key: KA, model: 'model-x' }, [rateLimited()], { repeatLast: false });
     await ask(r.client, 'model-x');
-    expect(await r.t.api.clearModelCooldown({ provider: 'anthropic', connection: a.id, model: 'model-x' })).toEqual({ removed: 1 });
+    expect(await r.t.api.clearModelCooldown({ provider: 'anthropic', connection: a.id, model: 'model-x' })).toEqual({ removed: 1, pausesLifted: 0, remaining: [] });
     expect(await lockouts(r)).toEqual([]);
     expect((await ask(r.client, 'model-x')).selected).toBe(a.id);
     fake.script({ key: KA, model: 'model-x' }, [rateLimited()], { repeatLast: false });
     await ask(r.client, 'model-x');
-    expect(await r.t.api.clearModelCooldown({ provider: 'anthropic', connection: 'Key A', model: 'model-x' })).toEqual({ removed: 1 });
+    expect(await r.t.api.clearModelCooldown({ provider: 'anthropic', connection: 'Key A', model: 'model-x' })).toEqual({ removed: 1, pausesLifted: 0, remaining: [] });
     const missing = await r.t.api.clearModelCooldown({ provider: 'anthropic', connection: 'nope', model: 'model-x' }).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: 'not_found' });
   });

@@ -234,7 +234,7 @@ describe('provider circuit breaker', () => {
     await failTimes(r, 12, 'anthropic/claude-x');
     await failTimes(r, 12, 'kimi/k2');
     expect((await breakerOf(r.t, 'anthropic')).state).toBe('OPEN');
-    expect(await r.t.api.resetResilience({ provider: 'anthropic' })).toEqual({ providers: ['anthropic'] });
+    expect(await r.t.api.resetResilience({ provider: 'anthropic' })).toEqual({ providers: ['anthropic'], remaining: [] });
     expect((await breakerOf(r.t, 'anthropic')).state).toBe('CLOSED');
     expect((await breakerOf(r.t, 'kimi')).state).toBe('OPEN');
     fake.reset();

@@ -209,6 +209,38 @@ describe('declared waits', () => {
     expect(v.models.find((m) => m.model === 'a')).toMatchObject({ queued: 1, pausedUntil: clock.now() + 5_000 });
   });
 
+  it('re-enabling a model lifts its own queue pause at once: the waiting request dispatches, other models untouched', async () => {
+    const c = conn({ authClass: 'apikey', provider: 'gemini' });
+    const { admission, pacers } = setup([c]);
+    admission.observe(target(c, 'a'), failure429, verdict({ ms: 5_000, source: 'retry-after' }));
+    admission.observe(target(c, 'b'), failure429, verdict({ ms: 5_000, source: 'retry-after' }));
+    const a = track(admission.acquire(target(c, 'a'), never()));
+    await flush();
+    expect(a.status).toBe('pending');
+    expect(admission.resumeModel(c.id, 'a')).toBe(true);
+    pacers.drainAll(); // the pacer hands it on at once: nothing waits for the clock
+    await flush();
+    expect(a.status).toBe('resolved');
+    const v = viewOf(admission, c.id);
+    expect(v.models.find((m) => m.model === 'a')?.pausedUntil ?? null).toBeNull();
+    expect(v.models.find((m) => m.model === 'b')?.pausedUntil).not.toBeNull();
+    expect(admission.resumeModel(c.id, 'a')).toBe(false);
+  });
+
+  it('re-enabling a model lifts its pause inside a connection-wide queue too (a 429 scoped to one model)', async () => {
+    const c = conn({ authClass: 'apikey', provider: 'openai' });
+    const { admission, pacers } = setup([c]);
+    admission.observe(target(c, 'a'), failure429, { ...verdict({ ms: 5_000, source: 'retry-after' }), scope: 'model' });
+    expect(viewOf(admission, c.id).models.find((m) => m.model === 'a')?.pausedUntil).not.toBeNull();
+    const a = track(admission.acquire(target(c, 'a'), never()));
+    await flush();
+    expect(a.status).toBe('pending');
+    expect(admission.resumeModel(c.id, 'a')).toBe(true);
+    pacers.drainAll(); // the pacer hands it on at once: nothing waits for the clock
+    await flush();
+    expect(a.status).toBe('resolved');
+  });
+
   it('an unprotected connection ignores declared waits (resilience handles them)', async () => {
     const c = conn({ authClass: 'oauth' });
     const { admission, lockModel } = setup([c]);

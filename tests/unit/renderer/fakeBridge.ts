@@ -34,6 +34,7 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   listBreakers: async () => [],
   listCooldowns: async () => ({ now: 1_000_000, connections: [] }),
   listModelCooldowns: async () => ({ now: 1_000_000, lockouts: [] }),
+  getConnectionHealth: async () => ({ now: 1_000_000, connections: [], counts: { healthy: 0, limited: 0, out: 0, needsAttention: 0, disabled: 0, total: 0 } }),
   getAdmission: async () => [],
   getSettings: async () => settingsView(),
   listLogs: async () => ({ entries: [], nextBefore: null }),

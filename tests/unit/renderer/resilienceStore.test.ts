@@ -61,17 +61,17 @@ describe('resilience store', () => {
 
   it('re-enables a locked model by provider, connection and model', async () => {
     const { dash, bridge } = await started();
-    bridge.clearModelCooldown.mockResolvedValue({ removed: 1 });
+    bridge.clearModelCooldown.mockResolvedValue({ removed: 1, pausesLifted: 0, remaining: [] });
     expect(await dash.resilience.getState().clearLockout(lockout({ model: 'gpt-5' }))).toBe(true);
     expect(bridge.clearModelCooldown).toHaveBeenCalledWith({ provider: 'anthropic', connection: 'c1', model: 'gpt-5' });
   });
 
   it('resets one breaker or all of them', async () => {
     const { dash, bridge } = await started();
-    bridge.resetResilience.mockResolvedValue({ providers: ['glm'] });
+    bridge.resetResilience.mockResolvedValue({ providers: ['glm'], remaining: [] });
     await dash.resilience.getState().resetBreakers('glm');
     expect(bridge.resetResilience).toHaveBeenLastCalledWith({ provider: 'glm' });
-    bridge.resetResilience.mockResolvedValue({ providers: ['glm', 'openai'] });
+    bridge.resetResilience.mockResolvedValue({ providers: ['glm', 'openai'], remaining: [] });
     await dash.resilience.getState().resetBreakers();
     expect(bridge.resetResilience).toHaveBeenLastCalledWith({});
     expect(dash.toasts.getState().items.at(-1)?.message).toBe('Reset 2 provider breakers');

@@ -91,6 +91,7 @@ export class AdmissionService implements AdmissionPort {
   private readonly quotaShare: QuotaShareGate;
   private readonly execution: ExecutionBudgets;
   private readonly listeners = new Set<() => void>();
+  private readonly pauseListeners = new Set<() => void>();
   private readonly scopes = new WeakMap<ConnectionRecord, LimiterScope>();
   private readonly budgets = new WeakMap<ConnectionRecord, { snap: object; budgets: QueueBudgets }>();
   private readonly pacer: PacerFactory;
@@ -150,6 +151,7 @@ export class AdmissionService implements AdmissionPort {
       const st = this.state(conn);
       const key = limiterKeyOf(scope, target.model);
       this.queueOf(st, key, budgets.minTimeMs).pause(now + decision.ms, modelOnly ? target.model : undefined);
+      this.pausesChanged();
       this.d.log?.info('admission.paused', {
         connectionId: conn.id,
         model: scope === 'model' || modelOnly ? target.model : null,
@@ -172,15 +174,49 @@ export class AdmissionService implements AdmissionPort {
     return st ? st.inFlight + st.queued : 0;
   }
 
-  resume(connectionIds: string[]): void {
-    let any = false;
+  resume(connectionIds: string[]): string[] {
+    const lifted: string[] = [];
     for (const id of connectionIds) {
       const st = this.conns.get(id);
       if (!st) continue;
-      for (const q of st.queues.values()) q.clearPause();
-      any = true;
+      let any = false;
+      for (const q of st.queues.values()) if (q.clearPause()) any = true;
+      if (any) lifted.push(id);
     }
-    if (any) this.changed();
+    if (lifted.length) {
+      this.changed();
+      this.pausesChanged();
+    }
+    return lifted;
+  }
+
+  resumeModel(connectionId: string, model: string): boolean {
+    const st = this.conns.get(connectionId);
+    if (!st) return false;
+    const own = st.queues.get(model);
+    let lifted = own !== undefined && own.clearPause();
+    const shared = st.queues.get('');
+    if (shared !== undefined && shared.clearModelPause(model)) lifted = true;
+    if (lifted) {
+      this.changed();
+      this.pausesChanged();
+    }
+    return lifted;
+  }
+
+  onPauseChange(fn: () => void): () => void {
+    this.pauseListeners.add(fn);
+    return () => this.pauseListeners.delete(fn);
+  }
+
+  private pausesChanged(): void {
+    for (const fn of this.pauseListeners) {
+      try {
+        fn();
+      } catch {
+        // a failing listener never breaks admission
+      }
+    }
   }
 
   views(): AdmissionView[] {
@@ -489,6 +525,7 @@ export class AdmissionService implements AdmissionPort {
       if (identity !== st.identity) {
         st.identity = identity;
         for (const q of st.queues.values()) q.clearPause();
+        this.pausesChanged();
       }
       const spacing = configuredSpacingMs(c);
       for (const q of st.queues.values()) q.setMinTime(spacing);

@@ -51,7 +51,15 @@ export interface AdmissionPort {
    * An operator cleared these connections' cooldowns: lift the queue pauses their upstream hints
    * set too, so the next request can reach them at once.
    */
-  resume(connectionIds: string[]): void;
+  resume(connectionIds: string[]): string[];
+  /**
+   * An operator re-enabled one model on a connection: lift the pause that holds that model only
+   * (its own queue on a model-scoped limiter, or its own pause in the connection's queue). A pause
+   * of the whole connection stays (it is the connection's to clear). Returns whether one was lifted.
+   */
+  resumeModel(connectionId: string, model: string): boolean;
+  /** Subscribe to pauses starting or ending early (the health model's push); not called per request. */
+  onPauseChange(fn: () => void): () => void;
   views(): AdmissionView[];
   /** Requests in flight or waiting on a connection right now (the p2c load signal; cheap). */
   load(connectionId: string): number;

@@ -122,8 +122,13 @@ export class RequestQueue {
     this.changed();
   }
 
-  /** Ends every pause early (the connection's credentials or endpoint changed, or an operator cleared it). */
-  clearPause(): void {
+  /**
+   * Ends every pause early (the connection's credentials or endpoint changed, or an operator
+   * cleared it). Returns whether a pause was in force.
+   */
+  clearPause(): boolean {
+    const now = this.clock.now();
+    const running = this.pauseEnd(now) !== null || this.pausedModels(now).length > 0;
     const hadModel = this.modelPauses.size > 0;
     for (const p of this.modelPauses.values()) p.wake?.();
     this.modelPauses.clear();
@@ -132,13 +137,26 @@ export class RequestQueue {
         this.pump();
         this.changed();
       }
-      return;
+      return running;
     }
     this.pausedUntil = null;
     this.wake?.();
     this.wake = null;
     this.pump();
     this.changed();
+    return running;
+  }
+
+  /** Ends one model's own pause early (an operator re-enabled the model). Returns whether it was in force. */
+  clearModelPause(model: string): boolean {
+    const p = this.modelPauses.get(model);
+    if (p === undefined) return false;
+    const running = p.until > this.clock.now();
+    p.wake?.();
+    this.modelPauses.delete(model);
+    this.pump();
+    this.changed();
+    return running;
   }
 
   /**

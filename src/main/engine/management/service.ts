@@ -18,6 +18,8 @@ import { modelsView } from '../proxy/models';
 import type { ErrorRuleRegistry } from '../resilience/errorRuleRegistry';
 import { errorRulesView, explainProviderError } from '../resilience/errorRuleTester';
 import type { Resilience } from '../resilience/port';
+import { gatherHealth } from '../health/healthModel';
+import { remainingHolds, toRemaining, type HealthSnapshot, type RemainingHold } from '../../../shared/health';
 import type { EgressIps } from '../upstream/egressIps';
 import type { ComboRegistry } from '../routing/combos/comboRegistry';
 import type { ModelCatalog } from '../routing/combos/modelCatalog';
@@ -60,6 +62,14 @@ export interface ManagementDeps {
 
 const isResilienceKey = (k: SettingKey) => settingDefs[k].resilience === true;
 
+/** What still holds these connections as a whole after a clear (terminal states are reported apart). */
+function remainingAfterClear(h: HealthSnapshot, ids: readonly string[], now: number): RemainingHold[] {
+  const want = new Set(ids);
+  return h.connections
+    .filter((c) => want.has(c.connectionId))
+    .flatMap((c) => toRemaining(c, remainingHolds(c, now).filter((x) => x.kind !== 'terminal')));
+}
+
 export function createManagementService(d: ManagementDeps): Handlers & { health(): HealthView; appInfo(): AppInfo } {
   const health = (): HealthView => {
     const now = d.clock.now();
@@ -100,6 +110,10 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     };
   };
 
+  /** The health model now (built on demand, as for a push). */
+  const healthNow = (): HealthSnapshot =>
+    gatherHealth({ connections: () => d.registry.all(), resilience: d.resilience, admission: d.admission }, d.clock.now());
+
   const appInfo = (): AppInfo => {
     const port = d.proxy().port;
     return {
@@ -130,20 +144,44 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     patchSettings: async ({ patch }) => d.settings.patch(patch),
     getResilience: async () => d.settings.view(isResilienceKey),
     patchResilience: async ({ patch }) => d.settings.patch(patch, isResilienceKey),
-    resetResilience: async ({ provider }) => ({ providers: d.resilience.resetBreakers(provider, d.clock.now()) }),
+    resetResilience: async ({ provider }) => {
+      const now = d.clock.now();
+      const providers = d.resilience.resetBreakers(provider, now);
+      const ids = d.registry.all().filter((c) => providers.includes(c.provider)).map((c) => c.id);
+      return { providers, remaining: remainingAfterClear(healthNow(), ids, now) };
+    },
     listBreakers: async () => d.resilience.breakers(d.clock.now()),
     listCooldowns: async ({ provider }) => d.resilience.cooldowns(d.clock.now(), provider),
     clearCooldowns: async (input) => {
-      const result = d.resilience.clearCooldowns(input, d.clock.now());
-      // The queue may hold the same connections paused on the upstream's hint: lift that too.
-      d.admission.resume(result.cleared);
-      return result;
+      const now = d.clock.now();
+      const result = d.resilience.clearCooldowns(input, now);
+      // The queue may hold the same connections paused on the upstream's hint: lift that too,
+      // also for a connection the queue alone was holding.
+      const lifted = new Set(d.admission.resume([...result.cleared, ...result.unchanged]));
+      const cleared = [...result.cleared, ...result.unchanged.filter((id) => lifted.has(id))];
+      const touched = [...result.cleared, ...result.unchanged];
+      return {
+        ...result,
+        cleared,
+        unchanged: result.unchanged.filter((id) => !lifted.has(id)),
+        pausesLifted: lifted.size,
+        remaining: remainingAfterClear(healthNow(), touched, now),
+      };
     },
     listModelCooldowns: async () => {
       const now = d.clock.now();
       return { now, lockouts: d.resilience.lockouts(now) };
     },
-    clearModelCooldown: async (input) => ({ removed: d.resilience.clearLockout(input, d.clock.now()) }),
+    clearModelCooldown: async (input) => {
+      const now = d.clock.now();
+      const removed = d.resilience.clearLockout(input, now);
+      const conn = d.registry.get(input.connection) ?? d.registry.all().find((c) => c.provider === input.provider && c.name === input.connection);
+      // The queue's pause on the same model's Retry-After holds it too: lift it with the lockout.
+      const pausesLifted = conn !== undefined && d.admission.resumeModel(conn.id, input.model) ? 1 : 0;
+      const item = conn === undefined ? undefined : healthNow().connections.find((c) => c.connectionId === conn.id);
+      return { removed, pausesLifted, remaining: item ? toRemaining(item, remainingHolds(item, now, input.model)) : [] };
+    },
+    getConnectionHealth: async () => healthNow(),
 
     listConnections: async () => d.registry.all().map((c) => d.registry.view(c)),
     getConnection: async ({ id }) => connectionView(id),

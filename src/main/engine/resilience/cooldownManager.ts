@@ -45,8 +45,11 @@ export function clearCooldowns(
   lockouts: ModelLockouts,
   input: ClearInput,
   now: number,
-  /** Called for every non-terminal connection cleared, so other layers (outlier records) forget it too. */
-  onCleared: (connectionId: string) => void = () => {},
+  /**
+   * Called for every non-terminal connection cleared, so other layers (outlier records, a
+   * key-level breaker hold) forget it too; true when that lifted something.
+   */
+  onCleared: (connectionId: string) => boolean | void = () => {},
 ): ClearCooldownsResult {
   let targets: ConnectionRecord[];
   if ('connectionIds' in input) {
@@ -62,7 +65,7 @@ export function clearCooldowns(
       throw new ApiError(404, 'not_found', `no connection belongs to provider "${input.provider}"`, 'provider');
     }
   }
-  const result: ClearCooldownsResult = { cleared: [], unchanged: [], skippedTerminal: [], lockoutsCleared: 0 };
+  const result: ClearCooldownsResult = { cleared: [], unchanged: [], skippedTerminal: [], lockoutsCleared: 0, pausesLifted: 0, remaining: [] };
   const changed: string[] = [];
   for (const c of targets) {
     if (isTerminalStatus(c.health.testStatus)) {
@@ -70,7 +73,7 @@ export function clearCooldowns(
       continue;
     }
     const next = clearCooldown(c.health);
-    onCleared(c.id);
+    const lifted = onCleared(c.id) === true;
     const locks = lockouts.clearConnection(c.id, now);
     result.lockoutsCleared += locks;
     const healthChanged = next !== c.health;
@@ -78,7 +81,7 @@ export function clearCooldowns(
       Object.assign(c.health, next);
       changed.push(c.id);
     }
-    if (healthChanged || locks > 0) result.cleared.push(c.id);
+    if (healthChanged || locks > 0 || lifted) result.cleared.push(c.id);
     else result.unchanged.push(c.id);
   }
   if (changed.length) registry.saveHealth(changed);

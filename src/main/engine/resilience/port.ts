@@ -4,6 +4,7 @@
 import type { ClearCooldownsResult, CooldownsView, BreakerView, ModelLockoutView, SkipReason, TerminalStatus } from '../../../shared/model';
 import type { Target } from '../routing/target';
 import type { RetryHint } from './retryHints';
+import type { BreakerHold } from '../health/healthModel';
 
 /** One failed upstream attempt, as the classifier sees it. */
 export interface UpstreamFailure {
@@ -109,6 +110,11 @@ export interface ResilienceManagement {
   cooldowns(now: number, provider?: string): CooldownsView;
   clearCooldowns(input: { connectionIds: string[] } | { all: true; provider?: string }, now: number): ClearCooldownsResult;
   lockouts(now: number): ModelLockoutView[];
+  /**
+   * What the health model reads besides the views above: the keys an OPEN breaker holds out, and
+   * each connection's failures in a row (connection id -> count, only those above 0).
+   */
+  healthLayers(now: number): { breakerHolds: BreakerHold[]; failureStreaks: Record<string, number> };
   clearLockout(input: { provider: string; connection: string; model: string }, now: number): number;
   /** Resets breakers (one provider or all). Returns the providers reset. */
   resetBreakers(provider: string | undefined, now: number): string[];

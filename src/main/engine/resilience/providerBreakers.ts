@@ -206,6 +206,40 @@ export class ProviderBreakers {
     return targets;
   }
 
+  /**
+   * The keys an OPEN breaker holds out now (a probe in flight aside): provider-wide until its
+   * half-open time, or key-level until each key's own hold ends. For the health model (read when
+   * a push is built, never per request).
+   */
+  heldKeys(now: number): { provider: string; connectionId: string; until: number; wide: boolean }[] {
+    const out: { provider: string; connectionId: string; until: number; wide: boolean }[] = [];
+    for (const [provider, implicated] of this.implicated) {
+      const r = this.records.get(provider);
+      if (r === undefined || r.state !== 'OPEN') continue;
+      for (const [connectionId, at] of implicated) {
+        const until = r.wide ? r.halfOpenAt : at + r.holdMs;
+        if (until > now) out.push({ provider, connectionId, until, wide: r.wide });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The operator cleared this connection: a key-level opening stops holding it (its failures stay
+   * in the window). A provider-wide opening is not a key's to clear: it needs a breaker reset.
+   * Returns whether a hold was lifted.
+   */
+  releaseKey(provider: string, connectionId: string): boolean {
+    const r = this.records.get(provider);
+    const implicated = this.implicated.get(provider);
+    if (r === undefined || r.state !== 'OPEN' || r.wide || implicated === undefined || !implicated.has(connectionId)) return false;
+    const next = new Map(implicated);
+    next.delete(connectionId);
+    this.implicated.set(provider, next);
+    this.changed();
+    return true;
+  }
+
   providers(): Iterable<string> {
     return this.records.keys();
   }

@@ -804,7 +804,23 @@ export function createResilience(deps: ResilienceDeps): Resilience {
 
     cooldowns: (now, provider) => cooldownsView(registry, lockouts, now, provider),
 
-    clearCooldowns: (input, now) => clearCooldowns(registry, lockouts, input, now, (id) => outliers.clear(id)),
+    clearCooldowns: (input, now) =>
+      clearCooldowns(registry, lockouts, input, now, (id) => {
+        outliers.clear(id);
+        probation.delete(id);
+        const conn = registry.get(id);
+        // A key-level breaker hold is ours to lift with the connection; a provider-wide one is not.
+        return conn !== undefined && breakers.releaseKey(conn.provider, id);
+      }),
+
+    healthLayers(now) {
+      const failureStreaks: Record<string, number> = {};
+      for (const c of registry.all()) {
+        const n = outliers.record(c.provider, c.id).consecutive;
+        if (n > 0) failureStreaks[c.id] = n;
+      }
+      return { breakerHolds: breakers.heldKeys(now), failureStreaks };
+    },
 
     lockouts: lockoutViews,
 

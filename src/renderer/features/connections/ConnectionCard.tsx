@@ -2,11 +2,12 @@
 // and the reason, terminal with the reason, disabled), what is in flight and queued, its provider's
 // breaker when that is not closed, quick toggles, and test / edit / delete.
 import { useId } from 'react';
-import { BreakerBadge, LiveStateBadge, reasonText } from '../../components/status';
+import { BreakerBadge, HealthBadge, LiveStateBadge, reasonText } from '../../components/status';
 import { Badge, Switch } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { hrefOf } from '../../hooks/useRoute';
-import { activeLockouts, breakerStateAt, liveStateOf } from '../../lib/connectionState';
+import { breakerStateAt, healthNow, healthOf, liveStateOf } from '../../lib/connectionState';
+import { conditionActive, HEALTH_GROUP } from '../../../shared/health';
 import { hasClaudeOptions } from '../../lib/connectionForm';
 import { formatAgo, formatMs, formatRemaining } from '../../lib/format';
 import { TERMINAL_HELP } from '../../lib/reasons';
@@ -43,8 +44,16 @@ export function ConnectionCard({
   const test = useSel(d.connections, (s) => s.tests[conn.id]);
   const clearing = useSel(d.resilience, (s) => s.busy);
   const state = liveStateOf(conn, entry, now);
-  const reason = reasonText(state);
-  const locked = activeLockouts(entry?.lockouts ?? [], now);
+  // The health model decides the badge and the reason line (the same state every page shows).
+  const item = healthOf(healthNow(useSel(d.resilience, (s) => s.health), now), conn.id);
+  const group = item ? HEALTH_GROUP[item.state] : state.kind === 'cooling' ? 'out' : state.kind === 'terminal' ? 'needsAttention' : 'healthy';
+  const ownWords = item === undefined || item.state === 'cooling' || item.state === 'ejected' || item.state === 'terminal';
+  const reason = ownWords && (state.kind === 'cooling' || state.kind === 'terminal') ? reasonText(state) : (item?.reason ?? null);
+  const showReason = item ? group === 'out' || group === 'needsAttention' || item.state === 'degraded' || item.state === 'probing' : state.kind === 'cooling' || state.kind === 'terminal';
+  const canClear = item
+    ? item.conditions.some((c) => c.model === null && c.holds && c.clearedBy === 'clear' && conditionActive(c, now))
+    : state.kind === 'cooling';
+  const heldModels = item?.models ?? [];
   const breakerState = breaker ? breakerStateAt(breaker, now) : 'CLOSED';
   const store = d.connections.getState();
   const psd = conn.providerSpecificData ?? {};
@@ -68,7 +77,7 @@ export function ConnectionCard({
           </div>
         </div>
         <div className="conn-state" data-testid="connection-state">
-          <LiveStateBadge state={state} />
+          {item ? <HealthBadge item={item} now={now} /> : <LiveStateBadge state={state} />}
           {breakerState !== 'CLOSED' && (
             <a href={hrefOf('breakers')} className="plain-link" title="The provider's circuit breaker">
               <BreakerBadge state={breakerState} />
@@ -77,18 +86,27 @@ export function ConnectionCard({
         </div>
       </div>
 
-      {(state.kind === 'cooling' || state.kind === 'terminal') && (
-        <div className={`conn-reason ${state.kind}`}>
+      {showReason && (
+        <div className={`conn-reason ${group === 'needsAttention' ? 'terminal' : group === 'out' ? 'cooling' : 'limited'}`}>
           <div>
-            {state.kind === 'cooling' ? (
-              <>
-                Out of routing for <strong className="tabular">{formatRemaining(state.remainingMs)}</strong>
-                {state.backoffLevel > 0 && <span className="muted"> · backoff level {state.backoffLevel}</span>}
-              </>
-            ) : claude && state.status === 'expired' ? (
-              'The Claude sign-in is no longer valid. Sign in again to bring the account back.'
+            {group === 'needsAttention' && state.kind === 'terminal' ? (
+              claude && state.status === 'expired' ? (
+                'The Claude sign-in is no longer valid. Sign in again to bring the account back.'
+              ) : (
+                TERMINAL_HELP[state.status]
+              )
+            ) : group === 'out' ? (
+              (item?.liftsAt ?? (state.kind === 'cooling' ? state.until : null)) !== null ? (
+                <>
+                  Out of routing for{' '}
+                  <strong className="tabular">{formatRemaining((item?.liftsAt ?? (state.kind === 'cooling' ? state.until : now)) - now)}</strong>
+                  {state.kind === 'cooling' && state.backoffLevel > 0 && <span className="muted"> · backoff level {state.backoffLevel}</span>}
+                </>
+              ) : (
+                'Out of routing until someone acts'
+              )
             ) : (
-              TERMINAL_HELP[state.status]
+              'Still serving'
             )}
           </div>
           {reason && (
@@ -96,7 +114,7 @@ export function ConnectionCard({
               {reason}
             </div>
           )}
-          {state.kind === 'cooling' && (
+          {canClear && (
             <button
               type="button"
               className="btn btn-sm"
@@ -189,10 +207,17 @@ export function ConnectionCard({
         </div>
       )}
 
-      {locked.length > 0 && (
-        <div className="conn-lockouts">
-          <Badge tone="warn">{locked.length === 1 ? '1 model locked out' : `${locked.length} models locked out`}</Badge>{' '}
-          <span className="muted">{locked.map((l) => l.model).join(', ')}</span> · <a href={hrefOf('cooldowns')}>Cooldown manager</a>
+      {heldModels.length > 0 && (
+        <div className="conn-lockouts" data-testid="connection-models-held">
+          <Badge tone="warn">
+            {heldModels.length === 1 ? '1 model held back' : `${heldModels.length} models held back`}
+          </Badge>{' '}
+          <span className="muted">
+            {heldModels
+              .map((m) => `${m.model} (${m.state === 'locked' ? 'locked' : 'queue paused'}${m.liftsAt !== null ? `, back in ${formatRemaining(m.liftsAt - now)}` : ''})`)
+              .join(', ')}
+          </span>{' '}
+          · <a href={hrefOf('cooldowns')}>Cooldown manager</a>
         </div>
       )}
 

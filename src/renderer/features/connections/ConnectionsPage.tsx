@@ -2,12 +2,13 @@
 // delete.
 import { useState } from 'react';
 import { ConfirmDialog } from '../../components/Modal';
-import { Badge, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { EmptyState, PageHeader, Spinner } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
-import { countStates, liveStateOf } from '../../lib/connectionState';
+import { healthNow, NO_COUNTS } from '../../lib/connectionState';
 import type { ConnectionView } from '../../../shared/model';
 import { ConnectionCard } from './ConnectionCard';
+import { HealthCountBadges } from '../../components/status';
 import { ConnectionDialog } from './ConnectionDialog';
 
 export function ConnectionsPage() {
@@ -24,7 +25,8 @@ export function ConnectionsPage() {
   const deletingPending = useSel(d.connections, (s) => (deleting ? !!s.pending[deleting.id] : false));
 
   const entryOf = (id: string) => cooldowns.find((c) => c.connectionId === id);
-  const counts = countStates(list.map((c) => liveStateOf(c, entryOf(c.id), now)));
+  // The engine's counts (the sidebar and the Cooldown manager show the same ones).
+  const counts = healthNow(useSel(d.resilience, (s) => s.health), now)?.counts ?? NO_COUNTS;
 
   return (
     <div className="page">
@@ -39,16 +41,7 @@ export function ConnectionsPage() {
       />
       {list.length > 0 && (
         <div className="summary-row" aria-label="Connection states">
-          <Badge tone="ok" dot>
-            {counts.healthy} healthy
-          </Badge>
-          <Badge tone="warn" dot>
-            {counts.cooling} cooling down
-          </Badge>
-          <Badge tone="danger" dot>
-            {counts.terminal} terminal
-          </Badge>
-          <Badge tone="neutral">{counts.disabled} disabled</Badge>
+          <HealthCountBadges counts={counts} />
         </div>
       )}
       {!loaded ? (

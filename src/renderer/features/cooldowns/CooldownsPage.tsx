@@ -8,7 +8,8 @@ import { Badge, Card, EmptyState, PageHeader, Spinner } from '../../components/u
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
-import { outOfRouting } from '../../lib/connectionState';
+import { healthNow, heldTargets, outOfRouting, type HeldTarget } from '../../lib/connectionState';
+import { HealthCountBadges } from '../../components/status';
 import { formatAgo, formatRemaining } from '../../lib/format';
 import { describeErrorType, TERMINAL_LABELS } from '../../lib/reasons';
 import { isTerminalStatus } from '../../../shared/model';
@@ -24,6 +25,44 @@ const RULE_KEYS = [
   'streamStallCooldown.enabled',
   'connectionCooldown.useUpstreamRetryHints',
 ];
+
+/** Holds the cooldown and lockout tables do not list. */
+const OTHER_KINDS = new Set<HeldTarget['kind']>(['paused', 'model_paused', 'key_hold', 'breaker_open', 'provider_skipped']);
+
+const HOLD_WORDS: Partial<Record<HeldTarget['kind'], string>> = {
+  paused: 'Queue paused',
+  model_paused: 'Model queue paused',
+  key_hold: 'Held after a failure',
+  breaker_open: 'Breaker open',
+  provider_skipped: 'Provider skipped',
+};
+
+function HoldAction({ hold: h, busy }: { hold: HeldTarget; busy: boolean }) {
+  const store = useDashboard().resilience.getState();
+  if (h.clearedBy === 'reset') {
+    return (
+      <td className="actions-col">
+        <a className="btn btn-sm btn-ghost" href={hrefOf('breakers')}>
+          Breakers
+        </a>
+      </td>
+    );
+  }
+  if (h.clearedBy !== 'clear') return <td className="actions-col" />;
+  return h.model !== null ? (
+    <RowAction
+      disabled={busy}
+      onClick={() => void store.clearLockout({ provider: h.provider, connectionId: h.connectionId, connectionName: h.name, model: h.model! })}
+      label={`Re-enable ${h.model} on ${h.name}`}
+    >
+      Re-enable
+    </RowAction>
+  ) : (
+    <RowAction disabled={busy} onClick={() => void store.clear({ connectionIds: [h.connectionId] })} label={`Clear ${h.name}`}>
+      Clear
+    </RowAction>
+  );
+}
 
 export function CooldownsPage() {
   const d = useDashboard();
@@ -42,7 +81,18 @@ export function CooldownsPage() {
   const providers = [...new Set([...out.cooling.map((c) => c.provider), ...out.lockouts.map((l) => l.provider)])].sort();
   const chosenProvider = providers.includes(provider) ? provider : (providers[0] ?? '');
   const allSelected = coolingIds.length > 0 && liveSelection.length === coolingIds.length;
-  const nothingOut = out.cooling.length === 0 && out.lockouts.length === 0;
+  // The engine's health model: the same counts as the sidebar and the Connections page, and the
+  // holds the cooldown list does not show (queue pauses, breaker holds), so nothing holds a
+  // connection or a model unseen here.
+  const model = healthNow(useSel(d.resilience, (s) => s.health), now);
+  // A pause under a cooldown or lockout row is lifted by that row's button: not listed twice.
+  const otherHolds = heldTargets(model, now).filter(
+    (h) =>
+      OTHER_KINDS.has(h.kind) &&
+      !(h.kind === 'paused' && coolingIds.includes(h.connectionId)) &&
+      !(h.kind === 'model_paused' && out.lockouts.some((l) => l.connectionId === h.connectionId && l.model === h.model)),
+  );
+  const nothingOut = out.cooling.length === 0 && out.lockouts.length === 0 && otherHolds.length === 0;
   const knownProviders = useKnownProviders();
 
   return (
@@ -85,6 +135,11 @@ export function CooldownsPage() {
         <Spinner label="Loading cooldowns" />
       ) : (
         <>
+          {model && model.counts.total > 0 && (
+            <div className="summary-row" aria-label="Connection states">
+              <HealthCountBadges counts={model.counts} />
+            </div>
+          )}
           <Card
             title="Connections cooling down"
             actions={
@@ -197,6 +252,29 @@ export function CooldownsPage() {
               </DataTable>
             )}
           </Card>
+
+          {otherHolds.length > 0 && (
+            <Card title="Other holds" description="Queue pauses on the upstream's Retry-After and breaker holds. They lift by themselves at the time shown.">
+              <DataTable label="Other holds" columns={['Connection', 'Model', 'What', 'Back in', 'Reason']} actions>
+                {otherHolds.map((h) => (
+                  <tr key={`${h.connectionId}:${h.kind}:${h.model ?? ''}`} data-testid="hold-row">
+                    <td>
+                      <strong>{h.name}</strong> <span className="muted">({h.provider})</span>
+                    </td>
+                    <td>{h.model ? <code className="mono">{h.model}</code> : 'every model'}</td>
+                    <td>{HOLD_WORDS[h.kind] ?? h.kind}</td>
+                    <td className="tabular">
+                      <Badge tone="warn" dot>
+                        {h.until === null ? 'when reset' : formatRemaining(h.until - now)}
+                      </Badge>
+                    </td>
+                    <td className="reason-cell">{h.reason}</td>
+                    <HoldAction hold={h} busy={busy} />
+                  </tr>
+                ))}
+              </DataTable>
+            </Card>
+          )}
 
           <Card
             title="Terminal states"
