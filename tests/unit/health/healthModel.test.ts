@@ -61,6 +61,7 @@ const admission = (connectionId: string, over: Partial<AdmissionView> = {}): Adm
   connectionId,
   protected: true,
   protectionSource: 'auto',
+  protectionMode: 'auto',
   queued: 0,
   inFlight: 0,
   pausedUntil: null,
