@@ -3,7 +3,7 @@
 // connections that were skipped, with why.
 import { createStore } from 'zustand/vanilla';
 import type { RequestLogEntry } from '../../shared/model';
-import { reportError, type StoreContext } from './context';
+import { reportError, reportLoadError, type StoreContext } from './context';
 
 export interface LogFilter {
   errorsOnly: boolean;
@@ -78,7 +78,7 @@ export function createLogsStore(ctx: StoreContext) {
         if (seq !== loadSeq) return;
         set({ entries: mergeEntries(page.entries, pushedDuringLoad ?? []), nextBefore: page.nextBefore, loaded: true });
       } catch (err) {
-        if (seq === loadSeq) reportError(ctx, err, 'Could not load the request log');
+        if (seq === loadSeq) reportLoadError(ctx, 'logs', err, 'Could not load the request log');
       } finally {
         if (seq === loadSeq) {
           pushedDuringLoad = null;

@@ -1,8 +1,9 @@
 // Connections: every provider connection with its live state, and add / edit / test / disable /
 // delete.
 import { useState } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { ConfirmDialog } from '../../components/Modal';
-import { Badge, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { Badge, EmptyState, PageHeader } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { countStates, liveStateOf } from '../../lib/connectionState';
@@ -52,7 +53,7 @@ export function ConnectionsPage() {
         </div>
       )}
       {!loaded ? (
-        <Spinner label="Loading connections" />
+        <LoadState topics="connections" what="connections" />
       ) : list.length === 0 ? (
         <EmptyState
           title="No connections yet"

@@ -2,6 +2,7 @@
 // (connection, status, failure reason, timings, whether it failed over) and the connections that
 // were skipped, with why.
 import { Fragment } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { DataTable, type ColumnSpec } from '../../components/DataTable';
 import { HttpStatus } from '../../components/status';
 import { Badge, Card, EmptyState, PageHeader, Spinner, Switch } from '../../components/ui';
@@ -222,7 +223,7 @@ export function LogsPage() {
         {loading && <Spinner label="Loading requests" />}
       </div>
       {!loaded ? (
-        <Spinner label="Loading requests" />
+        <LoadState topics="logs" what="requests" />
       ) : entries.length === 0 ? (
         <EmptyState title={filter.errorsOnly || filter.connectionId ? 'No request matches' : 'No requests yet'}>
           {filter.errorsOnly || filter.connectionId

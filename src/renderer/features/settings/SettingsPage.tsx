@@ -1,7 +1,8 @@
 // Resilience settings: every setting, grouped, with its value, source, range and unit. Changes
 // are saved one setting at a time; a saved value can be reset so env or default applies again.
 import { useState } from 'react';
-import { Badge, Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { LoadState } from '../../components/LoadState';
+import { Badge, Card, EmptyState, PageHeader } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { SETTING_GROUPS } from '../../../shared/settings';
 import { SettingRow } from './SettingRow';
@@ -41,7 +42,7 @@ export function SettingsPage() {
         </div>
       )}
       {!view ? (
-        <Spinner label="Loading settings" />
+        <LoadState topics="settings" what="settings" />
       ) : settings.length === 0 ? (
         <EmptyState title="No setting matches">Try another word, or clear the filter.</EmptyState>
       ) : (
