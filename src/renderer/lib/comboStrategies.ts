@@ -58,10 +58,3 @@ export const STRATEGY_INFO: Record<ComboStrategy, StrategyInfo> = {
     explain: 'Scores each target on health, latency, error rate, rate-limit headroom and cost (weights in Resilience settings → Combos) and starts with the best.',
   },
 };
-
-/** R-OTH-01 names that are not orderings: shown, explained, not selectable. */
-export const EXECUTION_SHAPES: { name: string; explain: string }[] = [
-  { name: 'context-relay', explain: 'hands a long conversation from one model to the next' },
-  { name: 'fusion', explain: 'asks several models and merges their answers' },
-  { name: 'pipeline', explain: 'chains models, each working on the previous answer' },
-];

@@ -19,7 +19,7 @@ import {
   type ComboFormErrors,
   type TargetRow,
 } from '../../lib/comboForm';
-import { EXECUTION_SHAPES, STRATEGY_INFO } from '../../lib/comboStrategies';
+import { STRATEGY_INFO } from '../../lib/comboStrategies';
 import { COMBO_STRATEGIES, type ComboStrategy, type ComboView, type ConnectionView } from '../../../shared/model';
 
 export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: () => void }) {
@@ -94,21 +94,10 @@ export function ComboDialog({ combo, onClose }: { combo?: ComboView; onClose: ()
                     {STRATEGY_INFO[s].label}
                   </option>
                 ))}
-                <optgroup label="Execution shapes (not available yet)">
-                  {EXECUTION_SHAPES.map((x) => (
-                    <option key={x.name} value={x.name} disabled>
-                      {x.name}: {x.explain}
-                    </option>
-                  ))}
-                </optgroup>
               </select>
             )}
           </Field>
         </div>
-        <p className="hint">
-          Context-relay, fusion and pipeline are execution shapes (several upstream calls per request), not orderings of targets; they are not
-          available yet.
-        </p>
 
         <FormSection
           title="Targets, in order"
