@@ -40,6 +40,7 @@ async function expectRendered(page: Page, id: PageId, errors: string[]): Promise
 }
 
 test('every page renders from a direct load, a reload and a new tab', async ({ page, app, context }) => {
+  test.setTimeout(240_000); // 33 page loads
   for (const id of PAGES) {
     const errors = watchErrors(page);
     await page.goto(`${app.managementUrl}/?token=${app.token}#/${id}`);
@@ -101,6 +102,7 @@ test('Sessions and Leases update while the page is open', async ({ page, app, fa
 });
 
 test('at 800 px the sidebar is a rail that opens and closes, and every page header action is on screen', async ({ page, app, fake }, info) => {
+  test.setTimeout(120_000);
   // A connection, so pages show their full header (Combos' New combo needs one to be enabled).
   await app.api('POST', '/api/providers', { name: 'Alpha', kind: 'anthropic', baseUrl: fake.anthropicUrl, secret: 'key-alpha-e2e-0023' });
   await page.setViewportSize({ width: 800, height: 900 });
