@@ -2,13 +2,18 @@
 // and a new tab (its heading, no error toast, no uncaught error); Sessions and Leases follow the
 // engine without a reload; at 800 px the sidebar is a rail that opens and closes, and each page's
 // header actions are fully on screen.
+import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import type { Page } from '@playwright/test';
-import { PAGES, type PageId } from '../../src/renderer/hooks/useRoute';
 import { expect, test } from './fixtures';
 import { clientKey, openDashboard, type PageName } from './ui';
 
-const HEADINGS: Record<PageId, PageName> = {
+/** The router's pages, read from its source (it uses the DOM, so this Node-side spec cannot import it). */
+const PAGES = [...readFileSync(new URL('../../src/renderer/hooks/useRoute.ts', import.meta.url), 'utf8').match(/PAGES = \[([^\]]*)\]/)![1]!.matchAll(/'(\w+)'/g)].map(
+  (m) => m[1] as PageId,
+);
+
+const HEADINGS = {
   agent: 'Connect your agent',
   connections: 'Connections',
   combos: 'Combos',
@@ -20,7 +25,8 @@ const HEADINGS: Record<PageId, PageName> = {
   sessions: 'Sessions',
   leases: 'Leases',
   app: 'App & token',
-};
+} satisfies Record<string, PageName>;
+type PageId = keyof typeof HEADINGS;
 
 /** Collects uncaught page errors (a white page is usually one of these). */
 function watchErrors(page: Page): string[] {
@@ -41,6 +47,7 @@ async function expectRendered(page: Page, id: PageId, errors: string[]): Promise
 
 test('every page renders from a direct load, a reload and a new tab', async ({ page, app, context }) => {
   test.setTimeout(240_000); // 33 page loads
+  expect(PAGES).toHaveLength(Object.keys(HEADINGS).length);
   for (const id of PAGES) {
     const errors = watchErrors(page);
     await page.goto(`${app.managementUrl}/?token=${app.token}#/${id}`);
@@ -134,7 +141,7 @@ test('at 800 px the sidebar is a rail that opens and closes, and every page head
       await expect(action).toBeInViewport({ ratio: 1 });
     }
     // Nothing pushes the page sideways (wide tables scroll inside their own box).
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(800);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(800);
     await page.screenshot({ path: info.outputPath(`800-${id}.png`), fullPage: true });
   }
 });
