@@ -829,6 +829,10 @@ export const events = {
   claude: event<ClaudeAccountsView>(),
   /** A sign-in finished or failed. */
   claudeLogin: event<ClaudeLoginView>(),
+  /** Session pins, when one is created, moves or ends (a pin's sliding expiry at a slower pace). */
+  sessions: event<SessionsView>(),
+  /** Exclusive leases, when one is acquired, renewed, moved or ends. */
+  leases: event<LeasesView>(),
 } as const;
 
 export type EventName = keyof typeof events;

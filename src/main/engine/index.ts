@@ -24,6 +24,7 @@ import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
 import { ConnectionTester } from './management/connectionTester';
 import { createManagementService } from './management/service';
+import { leasesView, sessionsView, type SessionViewDeps } from './management/sessionViews';
 import type { AttemptInterceptor } from './proxy/attempt';
 import { ProxyServer } from './proxy/server';
 import type { EgressHistory } from './resilience/egressLockout';
@@ -112,6 +113,11 @@ export interface EngineOptions {
 }
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
+
+/** How soon a change of the session pins or leases reaches the dashboard (one push per burst). */
+const SESSIONS_PUSH_MS = 500;
+/** A pin's sliding expiry moves with every request of its session: pushed at most this often. */
+const SESSION_SLIDES_PUSH_MS = 5_000;
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 /** SWITCHYARD_LOG_LEVEL=debug|info|warn|error; anything else means info. */
@@ -354,6 +360,7 @@ export async function createEngine(o: EngineOptions) {
   };
 
   // Push events: bursts of changes become one push per topic per interval.
+  const sessionDeps: SessionViewDeps = { affinity, leases: leaseBook, clientKeys, registry, combos, ttlMs: () => settings.values.sessionAffinityTtlMs };
   const topics = {
     connections: new CoalescedTopic(bus, clock, 'connections', () => registry.all().map((c) => registry.view(c)), 50),
     resilience: new CoalescedTopic(
@@ -366,14 +373,26 @@ export async function createEngine(o: EngineOptions) {
     admission: new CoalescedTopic(bus, clock, 'admission', () => admission.views(), 250),
     health: new CoalescedTopic(bus, clock, 'health', () => management.health(), 250),
     claude: new CoalescedTopic(bus, clock, 'claude', () => claude.accountsView(), 250),
+    // Pins and leases: a change of the set within half a second; a pin's sliding expiry (every
+    // request of a pinned session) at most every 5 s. Touching a topic is one check, so the
+    // proxy's hot path stays cheap, and nothing is built while no dashboard listens.
+    sessions: new CoalescedTopic(bus, clock, 'sessions', () => sessionsView(sessionDeps, clock.now()), SESSIONS_PUSH_MS),
+    sessionSlides: new CoalescedTopic(bus, clock, 'sessions', () => sessionsView(sessionDeps, clock.now()), SESSION_SLIDES_PUSH_MS),
+    leases: new CoalescedTopic(bus, clock, 'leases', () => leasesView(sessionDeps, clock.now()), SESSIONS_PUSH_MS),
   };
+  affinity.onChange((change) => (change === 'pins' ? topics.sessions : topics.sessionSlides).touch());
+  leaseBook.onChange(() => topics.leases.touch());
   claude.onChange(() => topics.claude.touch());
   claude.onLogin((v) => bus.emit('claudeLogin', v));
   registry.onChange((kind) => {
     topics.connections.touch();
     topics.resilience.touch();
     topics.health.touch();
-    if (kind === 'config') topics.admission.touch();
+    if (kind === 'config') {
+      topics.admission.touch();
+      topics.sessions.touch();
+      topics.leases.touch();
+    }
   });
   resilience.onChange(() => {
     topics.resilience.touch();
@@ -392,6 +411,7 @@ export async function createEngine(o: EngineOptions) {
     bus.emit('settings', settings.view());
     topics.resilience.touch();
     topics.admission.touch();
+    if (changed.includes('sessionAffinityTtlMs')) topics.sessions.touch();
     if (changed.includes('proxy.port')) void rebindProxy(settings.values['proxy.port']);
   });
 
@@ -443,6 +463,7 @@ export async function createEngine(o: EngineOptions) {
     },
     /** Snapshot payloads for a new subscriber (SSE connect, window load). */
     initialEvents(): { name: EventName; payload: unknown }[] {
+      const now = clock.now();
       return [
         { name: 'connections', payload: registry.all().map((c) => registry.view(c)) },
         { name: 'resilience', payload: resilienceSnapshot() },
@@ -451,6 +472,8 @@ export async function createEngine(o: EngineOptions) {
         { name: 'health', payload: management.health() },
         { name: 'combos', payload: combos.snapshot() },
         { name: 'claude', payload: claude.accountsView() },
+        { name: 'sessions', payload: sessionsView(sessionDeps, now) },
+        { name: 'leases', payload: leasesView(sessionDeps, now) },
       ];
     },
     async start(): Promise<{ proxyPort: number | null; error: string | null }> {

@@ -1,6 +1,7 @@
 // The sidebar: navigation with live counts (what is out of routing, breakers not closed), and
-// the footer with engine health, the proxy address and the state of the live link.
-import type { ReactNode } from 'react';
+// the footer with engine health, the proxy address and the state of the live link. Below 1,100 px
+// it starts collapsed to a rail of icons; its toggle opens or closes it at any width.
+import { useState, useSyncExternalStore, type ReactNode } from 'react';
 import { useDashboard, useSel } from '../hooks/dashboardContext';
 import { useServerNow } from '../hooks/useNow';
 import { hrefOf, type PageId } from '../hooks/useRoute';
@@ -41,8 +42,26 @@ function LinkIndicator() {
   );
 }
 
+/** Below this width the sidebar starts collapsed. */
+const NARROW = '(max-width: 1100px)';
+
+function useNarrow(): boolean {
+  return useSyncExternalStore(
+    (onChange) => {
+      const m = window.matchMedia(NARROW);
+      m.addEventListener('change', onChange);
+      return () => m.removeEventListener('change', onChange);
+    },
+    () => window.matchMedia(NARROW).matches,
+  );
+}
+
 export function Sidebar({ page }: { page: PageId }) {
   const d = useDashboard();
+  const narrow = useNarrow();
+  /** The operator's choice with the toggle; until then the width decides. */
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const collapsed = chosen ?? narrow;
   const now = useServerNow();
   const health = useSel(d.app, (s) => s.health);
   const info = useSel(d.app, (s) => s.info);
@@ -63,8 +82,19 @@ export function Sidebar({ page }: { page: PageId }) {
   };
   const proxyUrl = health?.proxy.url ?? info?.proxyUrl ?? null;
   return (
-    <nav className="sidebar" aria-label="Main">
+    <nav className={`sidebar${collapsed ? ' collapsed' : ''}`} aria-label="Main" data-testid="sidebar">
       <div className="brand">
+        <button
+          type="button"
+          className="sidebar-toggle"
+          aria-expanded={!collapsed}
+          aria-label={collapsed ? 'Expand the sidebar' : 'Collapse the sidebar'}
+          title={collapsed ? 'Expand the sidebar' : 'Collapse the sidebar'}
+          data-testid="sidebar-toggle"
+          onClick={() => setChosen(!collapsed)}
+        >
+          <span aria-hidden="true">{collapsed ? '»' : '«'}</span>
+        </button>
         <span className="brand-mark" aria-hidden="true">
           ⇄
         </span>
@@ -75,7 +105,12 @@ export function Sidebar({ page }: { page: PageId }) {
         {NAV.map((n) => (
           <li key={n.id}>
             {n.section && <div className="nav-section">{n.section}</div>}
-            <a href={hrefOf(n.id)} className={`nav-link${page === n.id ? ' active' : ''}`} aria-current={page === n.id ? 'page' : undefined}>
+            <a
+              href={hrefOf(n.id)}
+              title={collapsed ? n.label : undefined}
+              className={`nav-link${page === n.id ? ' active' : ''}`}
+              aria-current={page === n.id ? 'page' : undefined}
+            >
               {icons[n.id]}
               <span className="nav-label">{n.label}</span>
               {counts[n.id]}

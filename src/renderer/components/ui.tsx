@@ -121,15 +121,6 @@ export function PageHeader({ title, description, actions }: { title: string; des
   );
 }
 
-/** The page action of a list read when the page opens and again on demand. */
-export function RefreshButton({ busy, onRefresh }: { busy: boolean; onRefresh: () => void }) {
-  return (
-    <button type="button" className="btn" disabled={busy} onClick={onRefresh}>
-      Refresh
-    </button>
-  );
-}
-
 export function Card({
   title,
   description,

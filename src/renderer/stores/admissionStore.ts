@@ -2,7 +2,7 @@
 // the engine.
 import { createStore } from 'zustand/vanilla';
 import type { AdmissionView } from '../../shared/model';
-import { reportError, Revision, type StoreContext } from './context';
+import { reportLoadError, Revision, type StoreContext } from './context';
 
 export interface AdmissionState {
   byConnection: Record<string, AdmissionView>;
@@ -29,7 +29,7 @@ export function createAdmissionStore(ctx: StoreContext) {
           (list) => set({ byConnection: index(list), loaded: true }),
         );
       } catch (err) {
-        reportError(ctx, err, 'Could not load queue state');
+        reportLoadError(ctx, 'admission', err, 'Could not load queue state');
       }
     },
   }));

@@ -4,7 +4,7 @@
 import { createStore } from 'zustand/vanilla';
 import type { AppInfo, HealthView } from '../../shared/model';
 import type { BridgeStatus } from '../bridge';
-import { reportError, Revision, type StoreContext } from './context';
+import { reportError, reportLoadError, Revision, type StoreContext } from './context';
 
 export interface AppState {
   info: AppInfo | null;
@@ -53,7 +53,7 @@ export function createAppStore(ctx: StoreContext) {
         ]);
         set({ info });
       } catch (err) {
-        reportError(ctx, err, 'Could not reach the engine');
+        reportLoadError(ctx, 'app', err, 'Could not reach the engine');
       }
     },
     async revealToken() {

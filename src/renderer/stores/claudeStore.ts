@@ -3,7 +3,7 @@
 // and the actions of the three ways in. Usage is refreshed only when the user asks.
 import { createStore } from 'zustand/vanilla';
 import type { ClaudeAccountsView, ClaudeAccountView, ClaudeLoginStart, ClaudeLoginView, ConnectionView } from '../../shared/model';
-import { reportError, rethrow, Revision, type StoreContext, withPending } from './context';
+import { reportError, reportLoadError, rethrow, Revision, type StoreContext, withPending } from './context';
 
 export interface ClaudeTargetInput {
   connectionId?: string;
@@ -64,7 +64,7 @@ export function createClaudeStore(ctx: StoreContext) {
           (v) => set({ byConnection: index(v), now: v.now, loaded: true }),
         );
       } catch (err) {
-        reportError(ctx, err, 'Could not load the Claude accounts');
+        reportLoadError(ctx, 'claude', err, 'Could not load the Claude accounts');
       }
     },
     async startLogin(input, open) {

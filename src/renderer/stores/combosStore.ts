@@ -5,7 +5,7 @@ import { createStore } from 'zustand/vanilla';
 import type { AgentRouteInput, ComboCreateInput, ModelMappingInput } from '../../shared/contract';
 import type { ComboTestResult, ComboView, CombosSnapshot, ModelMappingView } from '../../shared/model';
 import { describeError } from '../lib/errors';
-import { pendingActions, reportError, rethrow, Revision, type StoreContext } from './context';
+import { pendingActions, reportLoadError, rethrow, Revision, type StoreContext } from './context';
 
 export interface ComboTestState {
   running: boolean;
@@ -61,7 +61,7 @@ export function createCombosStore(ctx: StoreContext) {
             (v) => set({ ...v, loaded: true }),
           );
         } catch (err) {
-          reportError(ctx, err, 'Could not load combos');
+          reportLoadError(ctx, 'combos', err, 'Could not load combos');
         }
       },
       async create(input) {

@@ -5,7 +5,7 @@ import { createStore } from 'zustand/vanilla';
 import type { ConnectionCreateInput, ConnectionUpdateInput } from '../../shared/contract';
 import type { ConnectionTestResult, ConnectionView, RateLimitProtectionMode } from '../../shared/model';
 import { describeError } from '../lib/errors';
-import { pendingActions, reportError, rethrow, Revision, type StoreContext } from './context';
+import { pendingActions, reportLoadError, rethrow, Revision, type StoreContext } from './context';
 
 export interface TestState {
   running: boolean;
@@ -74,7 +74,7 @@ export function createConnectionsStore(ctx: StoreContext) {
             (list) => set({ list: [...list].sort(byOrder), loaded: true }),
           );
         } catch (err) {
-          reportError(ctx, err, 'Could not load connections');
+          reportLoadError(ctx, 'connections', err, 'Could not load connections');
         }
       },
       async create(input) {

@@ -1,12 +1,15 @@
-// What every store gets: the Bridge, the toasts, a local clock (injected so tests control it), and
-// a hook that reports an unauthorized answer (the token was revoked or mistyped).
+// What every store gets: the Bridge, the toasts, a local clock (injected so tests control it), a
+// hook that reports an unauthorized answer (the token was revoked or mistyped), and the record of
+// failed reads a page shows in place of its spinner.
 import type { Bridge } from '../../shared/contract';
 import { describeError, type UserError } from '../lib/errors';
+import type { LoadStatusStore, Topic } from './loadStatus';
 import type { ToastStore } from './toastStore';
 
 export interface StoreContext {
   bridge: Bridge;
   toasts: ToastStore;
+  loads: LoadStatusStore;
   now: () => number;
   onUnauthorized: () => void;
 }
@@ -16,6 +19,13 @@ export function reportError(ctx: StoreContext, err: unknown, doing?: string): Us
   const e = describeError(err);
   if (e.unauthorized) ctx.onUnauthorized();
   ctx.toasts.getState().push('error', doing ? `${doing}: ${e.message}` : e.message);
+  return e;
+}
+
+/** A topic's read failed: a toast as for any failure, and the error kept for the page to show in place. */
+export function reportLoadError(ctx: StoreContext, topic: Topic, err: unknown, doing: string): UserError {
+  const e = reportError(ctx, err, doing);
+  ctx.loads.getState().fail(topic, e.message);
   return e;
 }
 

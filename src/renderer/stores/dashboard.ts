@@ -1,6 +1,9 @@
 // Composes the dashboard's stores around one Bridge. Every store is a zustand vanilla store, so
 // the whole thing runs (and is unit-tested) under Node with a fake Bridge. Live state arrives as
 // pushes; the first load and a reconnect read each topic once. Nothing here polls the engine.
+// The stores and pages hold a Bridge that exists before the live link does (connectedBridge.ts):
+// what a page asks for before start() waits for the connection, so every page renders on a direct
+// load. A topic whose read failed keeps its error (loadStatus.ts) for the page to show with a retry.
 import type { Bridge, EventName, EventPayload } from '../../shared/contract';
 import type { BridgeStatus } from '../bridge';
 import { createAdmissionStore } from './admissionStore';
@@ -8,8 +11,10 @@ import { createAppStore } from './appStore';
 import { createCombosStore } from './combosStore';
 import { createClaudeStore } from './claudeStore';
 import { createConnectionsStore } from './connectionsStore';
+import { createConnectedBridge } from './connectedBridge';
 import type { StoreContext } from './context';
 import { createKeysStore } from './keysStore';
+import { createLoadStatus, TOPICS, type Topic } from './loadStatus';
 import { createLogsStore } from './logsStore';
 import { createResilienceStore } from './resilienceStore';
 import { createSessionsStore } from './sessionsStore';
@@ -26,16 +31,15 @@ export interface DashboardOptions {
 }
 
 export function createDashboard(o: DashboardOptions) {
-  let bridge: Bridge | null = null;
+  const link = createConnectedBridge();
   let running = false;
   const offs: (() => void)[] = [];
   const toasts = createToastStore();
+  const loads = createLoadStatus();
   const ctx: StoreContext = {
-    get bridge(): Bridge {
-      if (!bridge) throw new Error('the dashboard is not connected');
-      return bridge;
-    },
+    bridge: link.bridge,
     toasts,
+    loads,
     now: o.now ?? (() => Date.now()),
     onUnauthorized: () => {
       app.getState().setLink('unauthorized');
@@ -51,22 +55,29 @@ export function createDashboard(o: DashboardOptions) {
   const keys = createKeysStore(ctx);
   const combos = createCombosStore(ctx);
   const claude = createClaudeStore(ctx);
-  // Read by the Sessions and Leases pages when they open (not part of the resync).
   const sessions = createSessionsStore(ctx);
 
+  const readers: Record<Topic, () => Promise<void>> = {
+    app: () => app.getState().load(),
+    connections: () => connections.getState().load(),
+    resilience: () => resilience.getState().load(),
+    admission: () => admission.getState().load(),
+    settings: () => settings.getState().load(),
+    logs: () => logs.getState().load(),
+    keys: () => keys.getState().load(),
+    combos: () => combos.getState().load(),
+    claude: () => claude.getState().load(),
+    sessions: () => sessions.getState().loadSessions(),
+    leases: () => sessions.getState().loadLeases(),
+  };
+  /** Reads one topic again (a page's retry): its last error is cleared while the read runs. */
+  const reload = (topic: Topic): Promise<void> => {
+    loads.getState().clear(topic);
+    return readers[topic]();
+  };
   /** Reads every topic once (first load, and after the live link comes back). */
   const resync = async (): Promise<void> => {
-    await Promise.all([
-      app.getState().load(),
-      connections.getState().load(),
-      resilience.getState().load(),
-      admission.getState().load(),
-      settings.getState().load(),
-      logs.getState().load(),
-      keys.getState().load(),
-      combos.getState().load(),
-      claude.getState().load(),
-    ]);
+    await Promise.all(TOPICS.map(reload));
   };
 
   const onStatus = (s: BridgeStatus) => {
@@ -91,13 +102,17 @@ export function createDashboard(o: DashboardOptions) {
     combos: (p) => combos.getState().apply(p),
     claude: (p) => claude.getState().apply(p),
     claudeLogin: (p) => claude.getState().applyLogin(p),
+    sessions: (p) => sessions.getState().applySessions(p),
+    leases: (p) => sessions.getState().applyLeases(p),
   };
 
   return {
-    get bridge(): Bridge {
-      return ctx.bridge;
-    },
+    /** Usable from the first render: calls made before start() wait for the connection. */
+    bridge: link.bridge,
+    /** Resolves once start() has connected the Bridge. */
+    ready: link.ready,
     toasts,
+    loads,
     app,
     connections,
     resilience,
@@ -108,6 +123,7 @@ export function createDashboard(o: DashboardOptions) {
     combos,
     claude,
     sessions,
+    reload,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again
      * after stop() (React's strict mode mounts twice): each run builds a fresh Bridge.
@@ -115,10 +131,11 @@ export function createDashboard(o: DashboardOptions) {
     async start(): Promise<void> {
       if (running) return;
       running = true;
-      bridge = o.connect(onStatus);
+      const bridge = o.connect(onStatus);
       for (const name of Object.keys(handlers) as EventName[]) {
-        offs.push(ctx.bridge.on(name, handlers[name] as (p: unknown) => void));
+        offs.push(bridge.on(name, handlers[name] as (p: unknown) => void));
       }
+      link.attach(bridge);
       await resync();
     },
     resync,
@@ -126,8 +143,9 @@ export function createDashboard(o: DashboardOptions) {
     stop(): void {
       running = false;
       offs.splice(0).forEach((off) => off());
+      const bridge = link.current;
+      link.detach();
       (bridge as Partial<{ close(): void }> | null)?.close?.();
-      bridge = null;
     },
   };
 }

@@ -2,7 +2,7 @@
 // reveal for copy-paste, revoke. Keys are not pushed; the list is re-read after each change.
 import { createStore } from 'zustand/vanilla';
 import type { ClientKeyScope, ClientKeyView } from '../../shared/model';
-import { pendingActions, reportError, rethrow, type StoreContext } from './context';
+import { pendingActions, reportError, reportLoadError, rethrow, type StoreContext } from './context';
 
 export interface KeysState {
   list: ClientKeyView[];
@@ -35,7 +35,7 @@ export function createKeysStore(ctx: StoreContext) {
           const list = await ctx.bridge.listClientKeys();
           set({ list, loaded: true });
         } catch (err) {
-          reportError(ctx, err, 'Could not load client keys');
+          reportLoadError(ctx, 'keys', err, 'Could not load client keys');
         }
       },
       async create(name) {

@@ -4,7 +4,7 @@
 import { createStore } from 'zustand/vanilla';
 import { matchesLogQuery, type LogQuery, type LogStatusClass } from '../../shared/logQuery';
 import type { RequestLogEntry } from '../../shared/model';
-import { reportError, type StoreContext } from './context';
+import { reportError, reportLoadError, type StoreContext } from './context';
 
 /** The time ranges the page offers; `custom` uses `from`/`to` as given. */
 export type LogRange = 'all' | '15m' | '1h' | '24h' | 'custom';
@@ -111,7 +111,7 @@ export function createLogsStore(ctx: StoreContext) {
         if (seq !== loadSeq) return;
         set({ entries: mergeEntries(page.entries, pushedDuringLoad ?? []), nextBefore: page.nextBefore, loaded: true });
       } catch (err) {
-        if (seq === loadSeq) reportError(ctx, err, 'Could not load the request log');
+        if (seq === loadSeq) reportLoadError(ctx, 'logs', err, 'Could not load the request log');
       } finally {
         if (seq === loadSeq) {
           pushedDuringLoad = null;

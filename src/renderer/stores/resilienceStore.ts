@@ -6,7 +6,7 @@ import type { ResilienceSnapshot } from '../../shared/contract';
 import type { HealthSnapshot, RemainingHold } from '../../shared/health';
 import type { BreakerView, ClearCooldownsResult, CooldownEntry, ModelLockoutView } from '../../shared/model';
 import { formatCount, formatRemaining } from '../lib/format';
-import { reportError, Revision, type StoreContext } from './context';
+import { reportError, reportLoadError, Revision, type StoreContext } from './context';
 
 export type ClearTarget = { connectionIds: string[] } | { all: true; provider?: string };
 
@@ -133,7 +133,7 @@ export function createResilienceStore(ctx: StoreContext) {
             applyUnguarded,
           );
         } catch (err) {
-          reportError(ctx, err, 'Could not load resilience state');
+          reportLoadError(ctx, 'resilience', err, 'Could not load resilience state');
         }
       },
       toggleSelected(id) {

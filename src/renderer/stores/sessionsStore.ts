@@ -1,15 +1,17 @@
-// Session pins and exclusive leases for the Sessions and Leases pages. Pins slide with every
-// request, so they are not pushed: each page reads its list when it opens, on Refresh, and again
-// after a forget or a release.
+// Session pins and exclusive leases for the Sessions and Leases pages. Both are pushed by the
+// engine when they change (a pin created, moved or ended; a lease acquired, renewed, moved or
+// ended; a pin's sliding expiry at a slower pace), read once on start and after the live link
+// comes back, and read again after a forget or a release.
 import { createStore } from 'zustand/vanilla';
 import type { LeasesView, SessionsView } from '../../shared/model';
-import { pendingActions, reportError, type StoreContext } from './context';
+import { pendingActions, reportLoadError, Revision, type StoreContext } from './context';
 
 export interface SessionsState {
   sessions: SessionsView | null;
   leases: LeasesView | null;
-  loading: boolean;
   pending: Record<string, boolean>;
+  applySessions(v: SessionsView): void;
+  applyLeases(v: LeasesView): void;
   loadSessions(): Promise<void>;
   loadLeases(): Promise<void>;
   forget(id: string): Promise<boolean>;
@@ -17,19 +19,10 @@ export interface SessionsState {
 }
 
 export function createSessionsStore(ctx: StoreContext) {
+  const sessionsRev = new Revision();
+  const leasesRev = new Revision();
   return createStore<SessionsState>()((set, get) => {
     const { run } = pendingActions(ctx, set);
-    /** Reads one of the two lists, with `loading` on while it runs. */
-    const load = async (read: () => Promise<void>, doing: string) => {
-      set({ loading: true });
-      try {
-        await read();
-      } catch (err) {
-        reportError(ctx, err, doing);
-      } finally {
-        set({ loading: false });
-      }
-    };
     /** Forget or release: the list is read again afterwards, whatever the outcome. */
     const act = (id: string, doing: string, call: () => Promise<unknown>, done: string, reload: () => Promise<void>): Promise<boolean> =>
       run(
@@ -44,13 +37,34 @@ export function createSessionsStore(ctx: StoreContext) {
     return {
       sessions: null,
       leases: null,
-      loading: false,
       pending: {},
-      loadSessions() {
-        return load(async () => set({ sessions: await ctx.bridge.listSessions() }), 'Could not load sessions');
+      applySessions(sessions) {
+        sessionsRev.bump();
+        set({ sessions });
       },
-      loadLeases() {
-        return load(async () => set({ leases: await ctx.bridge.listLeases() }), 'Could not load leases');
+      applyLeases(leases) {
+        leasesRev.bump();
+        set({ leases });
+      },
+      async loadSessions() {
+        try {
+          await sessionsRev.guard(
+            () => ctx.bridge.listSessions(),
+            (sessions) => set({ sessions }),
+          );
+        } catch (err) {
+          reportLoadError(ctx, 'sessions', err, 'Could not load sessions');
+        }
+      },
+      async loadLeases() {
+        try {
+          await leasesRev.guard(
+            () => ctx.bridge.listLeases(),
+            (leases) => set({ leases }),
+          );
+        } catch (err) {
+          reportLoadError(ctx, 'leases', err, 'Could not load leases');
+        }
       },
       forget(id) {
         const s = get().sessions?.sessions.find((x) => x.id === id);

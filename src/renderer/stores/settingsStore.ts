@@ -7,7 +7,7 @@ import { createStore } from 'zustand/vanilla';
 import type { SettingsPatchResult, SettingsView, SettingView } from '../../shared/model';
 import { describeError, messageForField } from '../lib/errors';
 import { checkSettingValue, crossFieldError, parseSettingText } from '../lib/settingInput';
-import { reportError, Revision, type StoreContext } from './context';
+import { reportError, reportLoadError, Revision, type StoreContext } from './context';
 
 export interface SettingsState {
   view: SettingsView | null;
@@ -117,7 +117,7 @@ export function createSettingsStore(ctx: StoreContext) {
             (view) => set({ view, loaded: true }),
           );
         } catch (err) {
-          reportError(ctx, err, 'Could not load settings');
+          reportLoadError(ctx, 'settings', err, 'Could not load settings');
         }
       },
       async saveText(key, text) {

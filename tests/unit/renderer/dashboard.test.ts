@@ -100,4 +100,30 @@ describe('dashboard', () => {
     await dash.start();
     expect(dash.toasts.getState().items.map((t) => t.message)).toEqual(['Could not load settings: the settings table is locked']);
   });
+
+  it('a store read made before start waits for the connection instead of failing', async () => {
+    // React runs a page's effects before its parent's, so on a direct load a page asks for its
+    // data before the dashboard has connected.
+    const { dash, bridge } = testDashboard();
+    bridge.listErrorRules.mockResolvedValue({ builtIn: [], restatements: [], allowlists: [] } as never);
+    const early = dash.bridge.listErrorRules();
+    const loading = dash.settings.getState().load();
+    await dash.start();
+    await expect(early).resolves.toMatchObject({ builtIn: [] });
+    await loading;
+    expect(dash.settings.getState().loaded).toBe(true);
+    expect(dash.toasts.getState().items).toEqual([]);
+  });
+
+  it('a subscription made before start hears pushes once connected, and again after a restart', async () => {
+    const { dash, bridge } = testDashboard();
+    const heard: number[] = [];
+    dash.bridge.on('logs', (p) => heard.push(p.length));
+    await dash.start();
+    bridge.emit('logs', [logEntry({ id: 'r1' })]);
+    dash.stop();
+    await dash.start();
+    bridge.emit('logs', [logEntry({ id: 'r2' }), logEntry({ id: 'r3' })]);
+    expect(heard).toEqual([1, 2]);
+  });
 });

@@ -42,6 +42,8 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   listCombos: async () => [],
   listModelMappings: async () => [],
   listClaudeAccounts: async () => ({ now: 1_000_000, accounts: [] }),
+  listSessions: async () => ({ now: 1_000_000, ttlMs: 3_600_000, sessions: [] }),
+  listLeases: async () => ({ now: 1_000_000, leases: [] }),
 };
 
 export type FakeBridge = Bridge & {

@@ -1,5 +1,5 @@
-// Sessions and leases for their pages: read on open, re-read after forget and release, errors
-// shown as toasts; and the sentences the request log uses for a pin or a lease.
+// Sessions and leases for their pages: read on start, kept current by the engine's pushes, re-read
+// after forget and release, errors shown as toasts and kept for the page; and the sentences the request log uses for a pin or a lease.
 import { describe, expect, it } from 'vitest';
 import type { AffinityTrace, LeaseTrace, LeasesView, SessionsView } from '../../../src/shared/model';
 import { describeAffinity, describeLease, shortSession } from '../../../src/renderer/lib/sessionWords';
@@ -46,10 +46,44 @@ const leases = (ids: string[]): LeasesView => ({
 });
 
 describe('sessions store', () => {
+  it('reads pins and leases on start and follows their pushes', async () => {
+    const { dash, bridge } = testDashboard();
+    bridge.listSessions.mockResolvedValue(sessions(['p1']));
+    bridge.listLeases.mockResolvedValue(leases(['l1']));
+    await dash.start();
+    expect(dash.sessions.getState().sessions?.sessions.map((s) => s.id)).toEqual(['p1']);
+    expect(dash.sessions.getState().leases?.leases.map((l) => l.id)).toEqual(['l1']);
+    bridge.emit('sessions', sessions(['p1', 'p2']));
+    bridge.emit('leases', leases([]));
+    expect(dash.sessions.getState().sessions?.sessions.map((s) => s.id)).toEqual(['p1', 'p2']);
+    expect(dash.sessions.getState().leases?.leases).toEqual([]);
+  });
+
+  it('a push that lands while a read is on its way wins over the older read', async () => {
+    const { dash, bridge } = testDashboard();
+    await dash.start();
+    let answer!: (v: SessionsView) => void;
+    bridge.listSessions.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    const read = dash.sessions.getState().loadSessions();
+    bridge.emit('sessions', sessions(['new']));
+    answer(sessions(['old']));
+    await read;
+    expect(dash.sessions.getState().sessions?.sessions.map((s) => s.id)).toEqual(['new']);
+  });
+
+  it('a failed read is kept for the page, and a retry clears it', async () => {
+    const { dash, bridge } = testDashboard();
+    bridge.listLeases.mockRejectedValueOnce(new Error('the lease table is locked'));
+    await dash.start();
+    expect(dash.loads.getState().errors.leases).toContain('the lease table is locked');
+    await dash.reload('leases');
+    expect(dash.loads.getState().errors.leases).toBeUndefined();
+    expect(dash.sessions.getState().leases).not.toBeNull();
+  });
+
   it('loads pins, forgets one and reads the list again', async () => {
     const { dash, bridge } = testDashboard();
     await dash.start();
-    expect(bridge.listSessions).not.toHaveBeenCalled();
     bridge.listSessions.mockResolvedValueOnce(sessions(['p1', 'p2'])).mockResolvedValueOnce(sessions(['p2']));
     bridge.forgetSession.mockResolvedValue({ forgotten: true });
     await dash.sessions.getState().loadSessions();

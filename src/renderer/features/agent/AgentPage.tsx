@@ -2,6 +2,7 @@
 // and the SDKs (with Apply / Restore for the CLI agents' own files), and client key management.
 import { useState } from 'react';
 import { CodeBlock, CopyButton } from '../../components/CopyButton';
+import { LoadState } from '../../components/LoadState';
 import { Tabs } from '../../components/Tabs';
 import { Badge, Card, EmptyState, Field, PageHeader } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
@@ -19,6 +20,7 @@ export function AgentPage() {
   const health = useSel(d.app, (s) => s.health);
   const info = useSel(d.app, (s) => s.info);
   const keys = useSel(d.keys, (s) => s.list);
+  const keysLoaded = useSel(d.keys, (s) => s.loaded);
   const revealed = useSel(d.keys, (s) => s.revealed);
   const connections = useSel(d.connections, (s) => s.list);
   const connectionsLoaded = useSel(d.connections, (s) => s.loaded);
@@ -71,6 +73,7 @@ export function AgentPage() {
 
       <div className="grid-2">
         <Card title="Proxy address" description="Agents send their requests here. It only answers on this machine.">
+          {!proxyUrl && !health && <LoadState topics="app" what="the proxy address" />}
           <dl className="kv">
             <dt>Proxy URL</dt>
             <dd>
@@ -87,7 +90,9 @@ export function AgentPage() {
         </Card>
 
         <Card title="Client key" description="Agents authenticate to the proxy with a client key (not your provider keys).">
-          {usable.length === 0 ? (
+          {!keysLoaded ? (
+            <LoadState topics="keys" what="client keys" />
+          ) : usable.length === 0 ? (
             <EmptyState title="No active client key">Create one below; agents cannot use the proxy without a key.</EmptyState>
           ) : (
             <>

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { CopyButton } from '../../components/CopyButton';
 import { DataTable } from '../../components/DataTable';
+import { LoadState } from '../../components/LoadState';
 import { ConfirmDialog } from '../../components/Modal';
 import { Badge, Card, EmptyState, Field } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
@@ -15,6 +16,7 @@ import { KeyLeaseAccess } from './KeyLeaseAccess';
 export function ClientKeys() {
   const d = useDashboard();
   const keys = useSel(d.keys, (s) => s.list);
+  const loaded = useSel(d.keys, (s) => s.loaded);
   const revealed = useSel(d.keys, (s) => s.revealed);
   const pending = useSel(d.keys, (s) => s.pending);
   const now = useServerNow(30_000);
@@ -91,7 +93,9 @@ export function ClientKeys() {
         </div>
       )}
 
-      {keys.length === 0 ? (
+      {!loaded ? (
+        <LoadState topics="keys" what="client keys" />
+      ) : keys.length === 0 ? (
         <EmptyState title="No client keys">Create a key to let agents use the proxy.</EmptyState>
       ) : (
         <DataTable label="Client keys" columns={['Name', 'Key', 'Created', 'Last used', 'Status', 'Leases']} actions>

@@ -2,6 +2,7 @@
 // scripts and for opening the dashboard in a browser). In a browser, the saved token can be
 // forgotten here.
 import { CopyButton } from '../../components/CopyButton';
+import { LoadState } from '../../components/LoadState';
 import { Badge, Card, PageHeader } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
@@ -21,6 +22,7 @@ export function AppPage({ onForgetToken }: { onForgetToken?: () => void }) {
       <PageHeader title="App & token" description="Where Switchyard keeps its data, and the token that opens its management API." />
       <div className="grid-2">
         <Card title="About">
+          {!info && <LoadState topics="app" what="the app's details" />}
           <dl className="kv">
             <dt>Version</dt>
             <dd>{info?.version ?? '…'}</dd>

@@ -3,9 +3,10 @@
 // thresholds, when the next probe may go, the last failure, the optional provider cooldown, and
 // reset (one provider or all). Below the table, what each state means and what counts as a failure.
 import { Fragment } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { DataTable, RowAction } from '../../components/DataTable';
 import { BreakerBadge } from '../../components/status';
-import { Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { Card, EmptyState, PageHeader } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
@@ -107,7 +108,7 @@ export function BreakersPage() {
         }
       />
       {!loaded ? (
-        <Spinner label="Loading breakers" />
+        <LoadState topics="resilience" what="breakers" />
       ) : breakers.length === 0 ? (
         <EmptyState title="No providers yet">
           A provider gets its breaker with its first connection. Add one on the <a href={hrefOf('connections')}>Connections</a> page.

@@ -3,10 +3,11 @@
 // locked, breaker open), which target served the last request, and Test / Edit / Delete. Below,
 // the model-id mappings that send an agent's changing model ids to a combo.
 import { useState } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
 import { TechName } from '../../components/TechName';
-import { Badge, Card, EmptyState, Field, PageHeader, Spinner, type Tone } from '../../components/ui';
+import { Badge, Card, EmptyState, Field, PageHeader, type Tone } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
@@ -244,7 +245,7 @@ export function CombosPage() {
         </div>
       )}
       {!loaded ? (
-        <Spinner label="Loading combos" />
+        <LoadState topics="combos" what="combos" />
       ) : list.length === 0 ? (
         <EmptyState
           title="No combos yet"

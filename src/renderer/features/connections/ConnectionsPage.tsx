@@ -1,8 +1,9 @@
 // Connections: every provider connection with its live state, and add / edit / test / disable /
 // delete.
 import { useState } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { ConfirmDialog } from '../../components/Modal';
-import { EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { EmptyState, PageHeader } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { healthNow, NO_COUNTS } from '../../lib/connectionState';
@@ -45,7 +46,7 @@ export function ConnectionsPage() {
         </div>
       )}
       {!loaded ? (
-        <Spinner label="Loading connections" />
+        <LoadState topics="connections" what="connections" />
       ) : list.length === 0 ? (
         <EmptyState
           title="No connections yet"

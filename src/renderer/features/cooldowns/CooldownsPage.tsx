@@ -3,8 +3,9 @@
 // all of a provider, or all; terminal states are shown and never cleared here. The cooldown rules
 // are edited at the bottom.
 import { useState } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { DataTable, RowAction } from '../../components/DataTable';
-import { Badge, Card, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { Badge, Card, EmptyState, PageHeader } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
@@ -132,7 +133,7 @@ export function CooldownsPage() {
         }
       />
       {!loaded ? (
-        <Spinner label="Loading cooldowns" />
+        <LoadState topics="resilience" what="cooldowns" />
       ) : (
         <>
           {model && model.counts.total > 0 && (
@@ -315,7 +316,7 @@ export function CooldownsPage() {
 
           <Card title="Cooldown rules" description="How long a failing connection sits out. Repeated failures double the cooldown, up to the maximum number of steps.">
             {!settingsView ? (
-              <Spinner label="Loading rules" />
+              <LoadState topics="settings" what="rules" />
             ) : (
               <div className="setting-list">
                 {RULE_KEYS.map((k) => settingOf(settingsView, k))
@@ -340,7 +341,7 @@ export function CooldownsPage() {
             }
           >
             {!settingsView ? (
-              <Spinner label="Loading error rules" />
+              <LoadState topics="settings" what="error rules" />
             ) : (
               <div className="stack">
                 <h3 className="subhead">Rules</h3>

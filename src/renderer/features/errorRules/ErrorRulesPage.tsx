@@ -3,6 +3,7 @@
 // and what it would do; the operator's rules and per-provider defaults are edited below; the
 // built-in restatements, rules and allowlists are listed read-only.
 import { useEffect, useState } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { DataTable } from '../../components/DataTable';
 import { TechName } from '../../components/TechName';
 import { Badge, Card, EmptyState, Field, Mono, PageHeader, Spinner } from '../../components/ui';
@@ -206,6 +207,8 @@ export function ErrorRulesPage() {
   const settingsView = useSel(d.settings, (s) => s.view);
   const [view, setView] = useState<ErrorRulesView | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
+  /** Bumped by Retry: reads the built-in rules again. */
+  const [attempt, setAttempt] = useState(0);
   const rulesVersion = JSON.stringify([settingOf(settingsView, 'providerErrorRules')?.value, settingOf(settingsView, 'providerErrorDefaults')?.value]);
   useEffect(() => {
     let cancelled = false;
@@ -216,7 +219,7 @@ export function ErrorRulesPage() {
     return () => {
       cancelled = true;
     };
-  }, [d, rulesVersion]);
+  }, [d, rulesVersion, attempt]);
   const providers = useKnownProviders([...(view?.builtIn.flatMap((r) => r.providers) ?? []), ...(view?.restatements.map((r) => r.provider) ?? [])]);
   const probe = settingOf(settingsView, 'egress.probeUrl');
 
@@ -231,13 +234,13 @@ export function ErrorRulesPage() {
         title="Your rules"
         description="Checked first, in order; the first match wins. A rule matches a status, a piece of the error text (case-insensitive, never a pattern), or both. The built-in detectors for bans, spent credits, per-request denials and concurrency limits keep their own phrases, and HTTP 400 is never checked."
       >
-        {!settingsView ? <Spinner label="Loading rules" /> : <OperatorRulesEditor providers={providers} />}
+        {!settingsView ? <LoadState topics="settings" what="rules" /> : <OperatorRulesEditor providers={providers} />}
       </Card>
       <Card
         title="Per-provider defaults"
         description="For a provider's 402, 403, 408, 429 and 5xx errors that no rule matched: the longer of this and the upstream's retry hint. Never for request errors (400, 404, 409, 413, 422) or a 401, never shortening a longer cooldown, never replacing a terminal state."
       >
-        {!settingsView ? <Spinner label="Loading defaults" /> : <ProviderDefaultsEditor providers={providers} />}
+        {!settingsView ? <LoadState topics="settings" what="defaults" /> : <ProviderDefaultsEditor providers={providers} />}
       </Card>
       {probe && (
         <Card title="Egress IP" description="Connections of an IP-bucketed provider that leave through the same IP are cooled together. The IP comes from this probe.">
@@ -246,8 +249,22 @@ export function ErrorRulesPage() {
           </div>
         </Card>
       )}
-      {loadError ? (
-        <EmptyState title="Could not load the built-in rules">{loadError}</EmptyState>
+      {loadError && !view ? (
+        <div role="alert" data-testid="load-error">
+          <EmptyState
+            title="Could not load the built-in rules"
+            action={
+              <button type="button" className="btn" onClick={() => {
+                  setLoadError(null);
+                  setAttempt((n) => n + 1);
+                }}>
+                Retry
+              </button>
+            }
+          >
+            {loadError}
+          </EmptyState>
+        </div>
       ) : !view ? (
         <Spinner label="Loading built-in rules" />
       ) : (

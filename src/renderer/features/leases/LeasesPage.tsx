@@ -1,11 +1,12 @@
 // Leases: the exclusive connection leases managed sessions hold (which client key, which
-// connection, generation, since when, until when) and a Release button. Read when the page opens
-// and on Refresh. Which keys may take leases, and on which connections, is set per key on
-// "Connect your agent".
+// connection, generation, since when, until when) and a Release button. Live: the engine pushes
+// the leases when one is acquired, renewed, moved or ends. Which keys may take leases, and on which
+// connections, is set per key on "Connect your agent".
 import { useState } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { DataTable, RowAction } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
-import { Card, EmptyState, PageHeader, RefreshButton, Spinner } from '../../components/ui';
+import { Card, EmptyState, PageHeader } from '../../components/ui';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
 import { formatAgo, formatRemaining } from '../../lib/format';
@@ -14,7 +15,7 @@ import { useSessionsList } from '../sessions/useSessionsList';
 
 export function LeasesPage() {
   const now = useServerNow();
-  const { view, loading, pending, store, refresh } = useSessionsList('leases');
+  const { view, pending, store } = useSessionsList('leases');
   const [releasing, setReleasing] = useState<LeaseView | null>(null);
   const live = view ? view.leases.filter((l) => l.expiresAt > now) : [];
 
@@ -23,15 +24,14 @@ export function LeasesPage() {
       <PageHeader
         title="Leases"
         description="A managed session can hold one connection exclusively through POST /api/v1/session-leases on the proxy port. Its requests present the lease; a renewed lease refuses the old generation before anything reaches the provider."
-        actions={<RefreshButton busy={loading} onRefresh={refresh} />}
       />
       {view === null ? (
-        <Spinner label="Loading leases" />
+        <LoadState topics="leases" what="leases" />
       ) : (
         <Card title="Active leases">
           {live.length === 0 ? (
             <EmptyState title="No active leases">
-              A client key needs the lease:exclusive scope and a list of allowed connections (set them on{' '}
+              A client key needs exclusive leases turned on and a list of connections it may lease (set both on{' '}
               <a href={hrefOf('agent')}>Connect your agent</a>) to acquire one.
             </EmptyState>
           ) : (
@@ -77,8 +77,8 @@ export function LeasesPage() {
           }}
         >
           <p>
-            {releasing.clientKeyName ?? 'Its holder'}'s next request with this lease is refused (lease_not_found), and the connection is free for
-            other sessions at once.
+            {releasing.clientKeyName ?? 'Its holder'}'s next request with this lease is refused as a lease that no longer exists, and the connection is
+            free for other sessions at once.
           </p>
         </ConfirmDialog>
       )}

@@ -3,6 +3,7 @@
 // plain words, why no one did); filters by text or id, status and time range run in the engine.
 // Each request opens to its waits (with why), its attempts and the connections skipped, with why.
 import { Fragment, useCallback, useEffect, useState } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { DataTable, type ColumnSpec } from '../../components/DataTable';
 import { HttpStatus } from '../../components/status';
 import { TechName } from '../../components/TechName';
@@ -414,7 +415,7 @@ export function LogsPage() {
       <Filters filter={filter} offset={offset} set={setFilter} />
       {loading && <Spinner label="Loading requests" />}
       {!loaded ? (
-        <Spinner label="Loading requests" />
+        <LoadState topics="logs" what="requests" />
       ) : entries.length === 0 ? (
         <EmptyState title={filtered ? 'No request matches' : 'No requests yet'}>
           {filtered

@@ -1,10 +1,12 @@
 // Sessions: which agent session is pinned to which connection (or combo target), since when,
-// and until when; Forget ends a pin so the session's next request is routed as new. Read when the
-// page opens and on Refresh (pins slide with every request, so they are not pushed).
+// and until when; Forget ends a pin so the session's next request is routed as new. Live: the
+// engine pushes the pins when one is created, moves or ends (and their sliding expiry at a slower
+// pace); the countdowns tick locally.
 import { useState } from 'react';
+import { LoadState } from '../../components/LoadState';
 import { DataTable, RowAction } from '../../components/DataTable';
 import { ConfirmDialog } from '../../components/Modal';
-import { Badge, Card, EmptyState, PageHeader, RefreshButton, Spinner } from '../../components/ui';
+import { Badge, Card, EmptyState, PageHeader } from '../../components/ui';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
 import { formatAgo, formatDuration, formatRemaining } from '../../lib/format';
@@ -14,7 +16,7 @@ import { useSessionsList } from './useSessionsList';
 
 export function SessionsPage() {
   const now = useServerNow();
-  const { view, loading, pending, store, refresh } = useSessionsList('sessions');
+  const { view, pending, store } = useSessionsList('sessions');
   const [forgetting, setForgetting] = useState<SessionPinView | null>(null);
   const live = view ? view.sessions.filter((p) => view.ttlMs === 0 || p.expiresAt > now) : [];
 
@@ -23,17 +25,16 @@ export function SessionsPage() {
       <PageHeader
         title="Sessions"
         description="Agents that send a session id stay on the connection that served them last while it is eligible, so the provider's prompt cache keeps working. A pin never blocks failover: a cooling or failing connection is skipped and the pin moves."
-        actions={<RefreshButton busy={loading} onRefresh={refresh} />}
       />
       {view === null ? (
-        <Spinner label="Loading sessions" />
+        <LoadState topics="sessions" what="sessions" />
       ) : (
         <Card
           title="Pinned sessions"
           description={
             view.ttlMs === 0 ? (
               <>
-                Session affinity is off (TTL 0). Turn it on with <a href={hrefOf('settings')}>Session affinity</a> in the settings.
+                Session affinity is off (its pin time is 0). Turn it on with <a href={hrefOf('settings')}>Session affinity</a> in the settings.
               </>
             ) : (
               <>A pin ends {formatDuration(view.ttlMs)} after its session's last request.</>

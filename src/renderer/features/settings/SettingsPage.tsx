@@ -4,7 +4,8 @@
 // (then the technical names) that opens every section with a match. #/settings/<section> opens
 // that section. Every row says where its value comes from; changes are saved one setting at a time.
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Badge, EmptyState, PageHeader, Spinner } from '../../components/ui';
+import { Badge, EmptyState, PageHeader } from '../../components/ui';
+import { LoadState } from '../../components/LoadState';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { filterSections, sectionById, SETTING_SECTIONS } from '../../../shared/settings/sections';
 import type { SettingView } from '../../../shared/model';
@@ -83,7 +84,7 @@ export function SettingsPage() {
         }
       />
       {!view ? (
-        <Spinner label="Loading settings" />
+        <LoadState topics="settings" what="settings" />
       ) : (
         <>
           <div className="summary-row" aria-label="Where the values come from">

@@ -8,7 +8,9 @@
 //
 // Hot path: one header scan and one Map lookup. Pins are written through to SQLite when they are
 // created or move; the sliding expiry is written at most once a minute per pin (and at shutdown),
-// so a restart may end a pin up to a minute early, never late.
+// so a restart may end a pin up to a minute early, never late. Listeners hear 'pins' when a pin is
+// created, moves or ends, and 'slide' when only a pin's last use moved (every request of a pinned
+// session: a listener must be cheap, e.g. touch a coalesced push).
 import { randomUUID } from 'node:crypto';
 import type { AffinityTrace } from '../../../../shared/model';
 import type { Clock } from '../../clock';
@@ -55,12 +57,16 @@ interface RequestState {
   served?: PinPlace | null;
 }
 
+/** What changed: the set of pins (created, moved, ended), or only a pin's sliding expiry. */
+export type PinChange = 'pins' | 'slide';
+
 const mapKey = (clientKeyId: string, scope: string, session: string) => `${clientKeyId}\u0001${scope}\u0001${session}`;
 
 export class SessionAffinity {
   private readonly pins = new Map<string, LivePin>();
   private readonly keyById = new Map<string, string>();
   private readonly requests = new WeakMap<InboundCall, RequestState>();
+  private readonly listeners = new Set<(change: PinChange) => void>();
 
   constructor(private readonly d: AffinityDeps) {
     const now = d.clock.now();
@@ -69,6 +75,15 @@ export class SessionAffinity {
       if (ttl > 0 && p.lastUsedAt + ttl <= now) d.repo.delete(p.id);
       else this.put({ ...p, flushedAt: p.lastUsedAt });
     }
+  }
+
+  onChange(fn: (change: PinChange) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(change: PinChange): void {
+    for (const fn of this.listeners) fn(change);
   }
 
   private alive(p: PinRecord, now: number, ttl: number): boolean {
@@ -87,6 +102,7 @@ export class SessionAffinity {
     if (this.pins.get(key) === p) this.pins.delete(key);
     this.keyById.delete(p.id);
     this.d.repo.delete(p.id);
+    this.changed('pins');
   }
 
   /**
@@ -194,6 +210,7 @@ export class SessionAffinity {
     this.put(pin);
     this.d.repo.save(pin);
     st.trace.result = 'moved';
+    this.changed('pins');
   }
 
   /** The first ready response of the request: create, move or slide the pin. */
@@ -221,6 +238,7 @@ export class SessionAffinity {
     this.put(created);
     this.d.repo.save(created);
     st.trace.result = 'created';
+    this.changed('pins');
   }
 
   private place(st: RequestState, target: Target): Pick<PinRecord, 'connectionId' | 'targetKey' | 'targetIndex' | 'model'> {
@@ -231,6 +249,7 @@ export class SessionAffinity {
   private touch(pin: LivePin, target: Target, now: number): void {
     pin.lastUsedAt = now;
     if (samePlace(pin, target)) pin.model = target.model;
+    this.changed('slide');
     if (now - pin.flushedAt >= PIN_TOUCH_FLUSH_MS) {
       pin.flushedAt = now;
       this.d.repo.touch(pin.id, now, pin.model);
