@@ -513,6 +513,11 @@ export interface RequestLogEntry {
   durationMs: number | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Prompt tokens read from, and written to, the provider's prompt cache (issue 23); null when not reported. */
+  cacheReadTokens?: number | null;
+  cacheWriteTokens?: number | null;
+  /** Estimated cost in USD from the price catalogue when the request finished; null when the model has no price. */
+  costUsd?: number | null;
   attempts: AttemptEntry[];
   skipped: SkipEntry[];
   /** The combo that routed the request, the strategy's order and each target's outcome. */
