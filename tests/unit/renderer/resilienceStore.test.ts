@@ -87,3 +87,37 @@ describe('resilience store', () => {
     expect(dash.toasts.getState().items.at(-1)).toMatchObject({ kind: 'error', message: 'Could not clear cooldowns: database is locked' });
   });
 });
+
+describe('what a clear reports', () => {
+  it('names what it cleared and lifted, and what still holds with when it lifts', () => {
+    const text = describeClear(
+      {
+        cleared: ['a'],
+        unchanged: [],
+        skippedTerminal: [],
+        lockoutsCleared: 1,
+        pausesLifted: 1,
+        remaining: [
+          { connectionId: 'a', connectionName: 'Alpha', model: null, kind: 'breaker_open', reason: 'the provider is taken out after repeated failures.', until: 1_042_000, clearedBy: 'reset' },
+        ],
+      },
+      1_000_000,
+    );
+    expect(text).toBe('Cleared 1 connection and 1 model lockout and lifted 1 queue pause. Still held: Alpha: the provider is taken out after repeated failures (lifts in 42s)');
+  });
+
+  it('says when nothing was held, and never claims success for what remains', () => {
+    expect(describeClear({ cleared: [], unchanged: ['a'], skippedTerminal: [], lockoutsCleared: 0 }, 0)).toBe('Nothing to clear');
+    const held = describeClear(
+      {
+        cleared: [],
+        unchanged: ['a'],
+        skippedTerminal: [],
+        lockoutsCleared: 0,
+        remaining: [{ connectionId: 'a', connectionName: 'Alpha', model: 'm1', kind: 'terminal', reason: 'its key was rejected', until: null, clearedBy: 'person' }],
+      },
+      0,
+    );
+    expect(held).toContain('Still held: m1 on Alpha: its key was rejected (until someone acts)');
+  });
+});

@@ -359,7 +359,7 @@ export function ConnectionDialog({
             {text('strictMaxConcurrent', 'rateLimitOverrides.maxConcurrent', 'Strict cap, all models', {
               inputMode: 'numeric',
               placeholder: 'no cap',
-              hint: 'Never more than this many at once. An extra request waits for a slot; if none frees in time it moves to the next connection or fails with SEMAPHORE_TIMEOUT. Empty: no cap.',
+              hint: 'Never more than this many at once. An extra request waits for a slot; if none frees in time it moves to the next connection or the request fails as "too busy". Empty: no cap.',
             })}
           </div>
           <div className="subfield">
@@ -447,13 +447,13 @@ export function ConnectionDialog({
           <FormSection title="Claude" hint="How this subscription account behaves at its usage limits.">
             <Switch
               label="Low-priority lane on the 5-hour limit"
-              description="On the usage-limit 429, accept Anthropic's slow lane and keep going on this account (lowPriorityMode)."
+              description="On the usage-limit 429, accept Anthropic's slow lane and keep going on this account."
               checked={form.lowPriorityMode}
               onChange={(v) => set('lowPriorityMode', v)}
             />
             <Switch
               label="Automatic session-limit reset"
-              description="Try the once-a-week limit reset before the slow lane (autoLimitReset)."
+              description="Try the once-a-week limit reset before the slow lane."
               checked={form.autoLimitReset}
               onChange={(v) => set('autoLimitReset', v)}
             />

@@ -234,7 +234,7 @@ export function CooldownsPage() {
                     <td>
                       {l.connectionName} <span className="muted">({l.provider})</span>
                     </td>
-                    <td>{l.scope === 'family' ? 'quota family' : 'exact model'}</td>
+                    <td>{l.scope === 'family' ? 'models sharing its quota' : 'this model only'}</td>
                     <td>
                       <Badge tone="warn" dot>
                         {formatRemaining(l.expiresAt - now)}
