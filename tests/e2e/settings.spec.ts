@@ -9,20 +9,19 @@ import { startServe, type Headless } from './headless';
 import { findJargon } from './jargon';
 import { goTo, openDashboard } from './ui';
 
-/** The part of the DOM this file uses (it is type-checked without the DOM library). */
-interface ReadableNode {
-  querySelectorAll(selector: string): Iterable<{ remove(): void }>;
-  innerText?: string;
-  textContent: string | null;
-}
-
-/** The text a user reads in the page's main area, without the technical names a click revealed. */
+/** The text a user reads in the page's main area (laid out, as read), without revealed technical names. */
 async function readableText(page: Page): Promise<string> {
-  return page.locator('main').evaluate((el) => {
-    const clone = el.cloneNode(true) as unknown as ReadableNode;
-    for (const t of clone.querySelectorAll('[data-tech-name]')) t.remove();
-    return clone.innerText || clone.textContent || '';
-  });
+  // A string, so the node typecheck (no DOM lib) does not read browser globals.
+  return (await page.evaluate(`(() => {
+    const main = document.querySelector('main');
+    if (!main) return '';
+    const hidden = [...main.querySelectorAll('[data-tech-name], [data-snippet]')];
+    const before = hidden.map((el) => el.style.display);
+    for (const el of hidden) el.style.display = 'none';
+    const text = main.innerText;
+    hidden.forEach((el, i) => (el.style.display = before[i]));
+    return text;
+  })()`)) as string;
 }
 
 const sections = (page: Page) => page.locator('section[data-section]');

@@ -44,6 +44,8 @@ const Typed = ({ children }: { children: string }) => (
   </code>
 );
 
+const isEmptyList = (v: unknown) => Array.isArray(v) && v.length === 0;
+
 /** Where the value comes from, in a sentence, and what it overrides. */
 function SourceLine({ s }: { s: SettingView }) {
   const saved = s.persisted !== null && s.persisted !== undefined;
@@ -166,9 +168,9 @@ export function SettingRow({ setting: s, technicalMatch = false }: { setting: Se
           <SourceLine s={s} />
           {range && <span className="meta-item">Allowed: {range}</span>}
           <span className="meta-item">
-            Default: {textual && s.default !== '' ? <Typed>{String(s.default)}</Typed> : show(s, s.default)}
+            Default: {(textual && s.default !== '') || (s.type === 'json' && !isEmptyList(s.default)) ? <Typed>{textual ? String(s.default) : show(s, s.default)}</Typed> : show(s, s.default)}
           </span>
-          {s.type === 'json' && !textual && s.shape && <span className="meta-item">Expected: {s.shape}</span>}
+          {s.type === 'json' && !textual && s.shape && <span className="meta-item">Expected: <Typed>{s.shape}</Typed></span>}
           {s.restartRequired && <span className="meta-item warn-text">Applies after a restart.</span>}
           {s.envRejected && (
             <span className="meta-item warn-text">
