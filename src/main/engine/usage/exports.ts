@@ -10,7 +10,7 @@ import {
   type ExportFormat,
   type UsageGrainName,
 } from '../../../shared/usage';
-import { DAY_MS, HOUR_MS, isRescued, type UsageRepo } from '../store/usageRepo';
+import { DAY_MS, HOUR_MS, isRescued, USAGE_GRAINS, type UsageRepo } from '../store/usageRepo';
 import { percentiles } from './histogram';
 
 type Cell = string | number | boolean | null | undefined;
@@ -90,7 +90,9 @@ export function exportUsage(
   q: UsageExportInput,
 ): ExportFile {
   const grain = q.grain ?? defaultGrain(q.from, q.to);
-  const got = repo.rows(grain, q.from, q.to, USAGE_EXPORT_MAX_ROWS + 1);
+  // Every bucket that overlaps the range: the first one may start before `from`.
+  const ms = USAGE_GRAINS[grain].ms;
+  const got = repo.rows(grain, Math.floor(q.from / ms) * ms, q.to, USAGE_EXPORT_MAX_ROWS + 1);
   const truncated = got.length > USAGE_EXPORT_MAX_ROWS;
   const rows = truncated ? got.slice(0, USAGE_EXPORT_MAX_ROWS) : got;
   const records = rows.map((r) => {
