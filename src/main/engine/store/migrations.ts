@@ -293,7 +293,8 @@ export const migrations: Migration[] = [
     // key), where the dimension is '' (every request), connection, provider, model (served),
     // requestedModel, combo or clientKey, and key '' means none. Sums, and 82 latency-histogram
     // counts each for time to first byte (t0..t81) and duration (d0..d81) of successful requests.
-    // Written in the request log's own write transaction; pruned on their own retention.
+    // Written in the request log's own write transaction; pruned on their own retention. Keyed by
+    // dimension first, so the time series (dimension '') and each dimension's range are seeks.
     sql: ['usage_minute', 'usage_hour', 'usage_day'].map(usageRollupTable).join('\n'),
   },
 ];
@@ -319,6 +320,6 @@ function usageRollupTable(table: string): string {
         unpriced           INTEGER NOT NULL DEFAULT 0,
         ${hist('t')},
         ${hist('d')},
-        PRIMARY KEY (bucket_start, dim, key)
+        PRIMARY KEY (dim, bucket_start, key)
       ) WITHOUT ROWID;`;
 }

@@ -45,16 +45,19 @@ const HIST_COLUMNS = [
 ];
 const VALUE_COLUMNS = [...SUM_COLUMNS, ...HIST_COLUMNS];
 
+/** The stored dimensions as an SQL list: a range of every dimension is one seek each (the key starts with dim). */
+const DIMS_SQL = ROLLUP_DIMS.map((d) => `'${d}'`).join(', ');
+
 const upsertSql = (table: string) =>
   `INSERT INTO ${table} (bucket_start, dim, key, label, ${VALUE_COLUMNS.join(', ')})
    VALUES (?, ?, ?, ?, ${VALUE_COLUMNS.map(() => '?').join(', ')})
-   ON CONFLICT (bucket_start, dim, key) DO UPDATE SET label = COALESCE(excluded.label, label),
+   ON CONFLICT (dim, bucket_start, key) DO UPDATE SET label = COALESCE(excluded.label, label),
      ${VALUE_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
 
 /** The roll-ups' write statements, appended to the request log's (store/logsRepo.ts LOG_WRITE_SQL). */
 export const USAGE_WRITE_SQL: string[] = [
   ...GRAIN_ORDER.map((g) => upsertSql(USAGE_GRAINS[g].table)),
-  ...GRAIN_ORDER.map((g) => `DELETE FROM ${USAGE_GRAINS[g].table} WHERE bucket_start < ?`),
+  ...GRAIN_ORDER.map((g) => `DELETE FROM ${USAGE_GRAINS[g].table} WHERE dim IN (${DIMS_SQL}) AND bucket_start < ?`),
 ];
 const UPSERT = 0;
 const PRUNE = GRAIN_ORDER.length;
@@ -220,9 +223,9 @@ export class UsageRepo {
     this.groups = db
       .prepare(
         `SELECT dim, key, MAX(label), ${SUMS_SELECT} FROM (
-           SELECT * FROM ${m} WHERE bucket_start >= @from AND bucket_start < @hour
-           UNION ALL SELECT * FROM ${h} WHERE bucket_start >= @hour AND bucket_start < @day
-           UNION ALL SELECT * FROM ${d} WHERE bucket_start >= @day)
+           SELECT * FROM ${m} WHERE dim IN (${DIMS_SQL}) AND bucket_start >= @from AND bucket_start < @hour
+           UNION ALL SELECT * FROM ${h} WHERE dim IN (${DIMS_SQL}) AND bucket_start >= @hour AND bucket_start < @day
+           UNION ALL SELECT * FROM ${d} WHERE dim IN (${DIMS_SQL}) AND bucket_start >= @day)
          GROUP BY dim, key`,
       )
       .raw();
@@ -246,7 +249,7 @@ export class UsageRepo {
       st = this.db
         .prepare(
           `SELECT bucket_start - (bucket_start % @bucket) AS t, ${SUMS_SELECT} FROM ${USAGE_GRAINS[grain].table}
-            WHERE bucket_start >= @from AND dim = '' GROUP BY t ORDER BY t`,
+            WHERE dim = '' AND bucket_start >= @from GROUP BY t ORDER BY t`,
         )
         .raw();
       this.series.set(grain, st);
@@ -262,7 +265,7 @@ export class UsageRepo {
       st = this.db
         .prepare(
           `SELECT bucket_start, dim, key, label, ${COLS_SELECT} FROM ${USAGE_GRAINS[grain].table}
-            WHERE bucket_start >= @from AND bucket_start < @to ORDER BY bucket_start, dim, key LIMIT @limit`,
+            WHERE dim IN (${DIMS_SQL}) AND bucket_start >= @from AND bucket_start < @to ORDER BY bucket_start, dim, key LIMIT @limit`,
         )
         .raw();
       this.exportRows.set(grain, st);
