@@ -43,6 +43,7 @@ import { AUTH_CLASSES, CLIENT_KEY_SCOPES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGI
 import { checkOutboundProxy } from './outboundProxy';
 import { LOG_STATUS_CLASSES } from './logQuery';
 import { AGENT_CONFIG_AGENTS, type AgentConfigStatus } from './agentConfig';
+import { EXPORT_FORMATS, USAGE_GRAINS_NAMES, USAGE_RANGES, type ExportFile, type UsageReport } from './usage';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -53,6 +54,11 @@ export interface MethodSpec<I extends z.ZodType = z.ZodType, O = unknown> {
   input: I;
   /** Where a JSON body goes: merged into the input (default) or under one input field. */
   bodyField?: string;
+  /**
+   * The method answers an ExportFile: over HTTP that is sent as the download itself (its content
+   * type, an attachment with its file name), and the HTTP bridge reads it back into an ExportFile.
+   */
+  download?: boolean;
   summary: string;
   /** Phantom: the output type. */
   readonly _output?: O;
@@ -65,6 +71,21 @@ const method =
 
 const none = z.object({}).strict();
 const id = z.string().min(1).max(200);
+
+// ---- export input --------------------------------------------------------------------------------
+
+/** A time: epoch ms, or an ISO 8601 date or date-time. */
+const instant = z.union([z.number(), z.string().trim().min(1).max(40)]).transform((v, ctx) => {
+  const ms = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : Date.parse(v);
+  if (!Number.isFinite(ms) || ms < 0) {
+    ctx.addIssue({ code: 'custom', message: 'is not a time (epoch ms or an ISO date such as 2025-01-31T00:00Z)' });
+    return z.NEVER;
+  }
+  return Math.floor(ms);
+});
+const exportRange = z.object({ from: instant, to: instant, format: z.enum(EXPORT_FORMATS).optional() });
+const rangeInOrder = (v: { from: number; to: number }) => v.from <= v.to;
+const rangeInOrderIssue = { message: 'the start of the time range is after its end', path: ['from'] };
 
 // ---- connection input ------------------------------------------------------------------------
 
@@ -601,6 +622,28 @@ export const contract = {
     path: '/api/logs/:id',
     input: z.object({ id }).strict(),
     summary: 'One request with every attempt.',
+  }),
+  getUsage: method<UsageReport>()({
+    http: 'GET',
+    path: '/api/usage',
+    input: z.object({ range: z.enum(USAGE_RANGES).optional() }).strict(),
+    summary:
+      'Usage over the last hour, day (default), week or month: totals, a time series and breakdowns by connection, provider, model, combo and client key (from the usage roll-ups, which outlive the request log).',
+  }),
+  exportUsage: method<ExportFile>()({
+    http: 'GET',
+    path: '/api/export/usage',
+    input: exportRange.extend({ grain: z.enum(USAGE_GRAINS_NAMES).optional() }).strict().refine(rangeInOrder, rangeInOrderIssue),
+    download: true,
+    summary:
+      'The usage roll-up rows of a time range (by minute, hour or day; chosen by the range when not given) as a CSV or JSON download; at most 200000 rows.',
+  }),
+  exportLogs: method<ExportFile>()({
+    http: 'GET',
+    path: '/api/export/logs',
+    input: exportRange.strict().refine(rangeInOrder, rangeInOrderIssue),
+    download: true,
+    summary: 'The request log rows of a time range as a CSV or JSON download, oldest first; at most the newest 100000 rows.',
   }),
   listModels: method<ModelsView>()({
     http: 'GET',

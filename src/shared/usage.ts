@@ -122,3 +122,46 @@ export interface StateTimelineView {
   to: number;
   connections: ConnectionTimeline[];
 }
+
+// ---- export --------------------------------------------------------------------------------------
+
+export const EXPORT_FORMATS = ['csv', 'json'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Granularities of the usage roll-ups, as the usage export names them. */
+export const USAGE_GRAINS_NAMES = ['minute', 'hour', 'day'] as const;
+export type UsageGrainName = (typeof USAGE_GRAINS_NAMES)[number];
+
+/** At most this many request-log rows in one export (the newest of the range). */
+export const LOG_EXPORT_MAX_ROWS = 100_000;
+/** At most this many roll-up rows in one usage export (the oldest of the range). */
+export const USAGE_EXPORT_MAX_ROWS = 200_000;
+
+/**
+ * A file to download: over HTTP it is the answer itself (its content type, and an attachment with
+ * this file name); over IPC the dashboard turns it into a download.
+ */
+export interface ExportFile {
+  filename: string;
+  contentType: string;
+  body: string;
+  /** Rows in the file, and whether the range held more than the export's bound. */
+  rows: number;
+  truncated: boolean;
+}
+
+/** Over HTTP, an export's row count and whether it was cut at its bound travel in these headers. */
+export const EXPORT_ROWS_HEADER = 'x-switchyard-export-rows';
+export const EXPORT_TRUNCATED_HEADER = 'x-switchyard-export-truncated';
+
+export function isExportFile(v: unknown): v is ExportFile {
+  const f = v as ExportFile | null;
+  return typeof f === 'object' && f !== null && typeof f.filename === 'string' && typeof f.contentType === 'string' && typeof f.body === 'string';
+}
+
+/** The file name in a content-disposition header (`filename="..."`); null when there is none. */
+export function attachmentFilename(header: string | null): string | null {
+  if (!header || !/^\s*attachment/i.test(header)) return null;
+  const m = /filename="([^"]*)"/i.exec(header) ?? /filename=([^;\s]+)/i.exec(header);
+  return m ? m[1]! : null;
+}

@@ -56,6 +56,8 @@ import { openStore, type Db } from './store/db';
 import { KeyValueRepo } from './store/keyValueRepo';
 import { LeasesRepo } from './store/leasesRepo';
 import { LogsRepo } from './store/logsRepo';
+import { UsageRepo } from './store/usageRepo';
+import { UsageService } from './usage/usageService';
 import { SessionPinsRepo } from './store/sessionPinsRepo';
 import { UnreadableRows } from './store/unreadableRows';
 import { UpstreamClient } from './upstream/client';
@@ -332,6 +334,12 @@ export async function createEngine(o: EngineOptions) {
     admission,
     clientKeys,
     requestLog,
+    usage: new UsageService({
+      repo: new UsageRepo(db),
+      settle: () => requestLog.settled(),
+      connectionName: (id) => registry.get(id)?.name ?? null,
+      clientKeyName: (id) => clientKeys.get(id)?.name ?? null,
+    }),
     token,
     tester: new ConnectionTester(registry, upstream, clock, redactor, (c) => timeouts.of(c)),
     combos,

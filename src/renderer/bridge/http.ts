@@ -18,6 +18,7 @@ import {
   type MethodName,
   type MethodSpec,
 } from '../../shared/contract';
+import { attachmentFilename, EXPORT_ROWS_HEADER, EXPORT_TRUNCATED_HEADER, type ExportFile } from '../../shared/usage';
 
 export interface HttpBridgeOptions {
   baseUrl: string;
@@ -77,6 +78,18 @@ export function createHttpBridge(o: HttpBridgeOptions): Bridge & { close(): void
         throw new BridgeError('network_error', 'Switchyard is not reachable; is it still running?');
       }
       const text = await res.text();
+      // An export answers with the file itself: read it back into the ExportFile the contract declares.
+      const filename = res.ok && (contract[name] as MethodSpec).download ? attachmentFilename(res.headers.get('content-disposition')) : null;
+      if (filename !== null) {
+        const file: ExportFile = {
+          filename,
+          contentType: res.headers.get('content-type') ?? 'application/octet-stream',
+          body: text,
+          rows: Number(res.headers.get(EXPORT_ROWS_HEADER) ?? 0),
+          truncated: res.headers.get(EXPORT_TRUNCATED_HEADER) === 'true',
+        };
+        return file;
+      }
       let json: unknown = null;
       try {
         json = text ? JSON.parse(text) : null;

@@ -6,7 +6,7 @@ import type { LogsPage, RequestLogEntry } from '../../../shared/model';
 import type { CancelTimer, Clock } from '../clock';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
-import { insertOps, pruneOps, type LogPageQuery, type LogsRepo } from '../store/logsRepo';
+import { insertOps, pruneOps, usagePruneOps, type LogPageQuery, type LogsRepo } from '../store/logsRepo';
 import { NO_JOURNAL, type LogJournal } from './logJournal';
 import type { LogWriter } from './logWriter';
 
@@ -98,6 +98,14 @@ export class RequestLog {
   prune(): void {
     const { retentionDays, maxRows } = this.limits();
     this.writer.write(pruneOps(this.clock.now() - retentionDays * 86_400_000, maxRows));
+    // The usage roll-ups keep their own retention (store/usageRepo.ts USAGE_GRAINS).
+    this.writer.write(usagePruneOps(this.clock.now()));
+  }
+
+  /** Resolves once every entry appended so far is committed (the usage report reads after it). */
+  async settled(): Promise<void> {
+    this.flush();
+    await this.writer.drain();
   }
 
   async page(opts: LogPageQuery): Promise<LogsPage> {

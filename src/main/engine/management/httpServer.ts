@@ -24,6 +24,7 @@ import type { EventBus } from '../events';
 import type { Logger } from '../logger';
 import { answerClientErrors, timeoutServerOptions, type InboundTimeouts } from '../net/inboundTimeouts';
 import { isLoopbackHost, isLoopbackOrigin } from '../net/loopback';
+import { EXPORT_ROWS_HEADER, EXPORT_TRUNCATED_HEADER, isExportFile, type ExportFile } from '../../../shared/usage';
 import { dispatch } from './dispatch';
 import { EventStream, type EventStreamLimits, type EventStreamStats } from './eventStream';
 
@@ -33,6 +34,7 @@ interface CompiledRoute {
   pattern: RegExp;
   params: string[];
   bodyField?: string;
+  download?: boolean;
 }
 
 /** Compiles the contract's REST routes (exported for the drift test). */
@@ -44,7 +46,7 @@ export function compileRoutes(): CompiledRoute[] {
       params.push(p);
       return '([^/]+)';
     });
-    return { name, method: spec.http, pattern: new RegExp(`^${re}$`), params, bodyField: spec.bodyField };
+    return { name, method: spec.http, pattern: new RegExp(`^${re}$`), params, bodyField: spec.bodyField, download: spec.download === true };
   });
 }
 
@@ -277,8 +279,24 @@ export class ManagementHttpServer {
     }
     Object.assign(input, m.params);
     const r = await dispatch(this.o.handlers, m.route.name, input, this.o.log);
-    if (r.ok) this.json(res, 200, r.value);
+    if (r.ok && m.route.download && isExportFile(r.value)) this.download(res, r.value);
+    else if (r.ok) this.json(res, 200, r.value);
     else this.json(res, r.status, r.body);
+  }
+
+  /** An export: the file itself, as an attachment named by the export. */
+  private download(res: ServerResponse, file: ExportFile) {
+    const ascii = file.filename.replace(/[^A-Za-z0-9._-]/g, '_');
+    res.writeHead(200, {
+      'content-type': file.contentType,
+      'content-length': Buffer.byteLength(file.body),
+      'content-disposition': `attachment; filename="${ascii}"`,
+      'cache-control': 'no-store',
+      [EXPORT_ROWS_HEADER]: String(file.rows),
+      [EXPORT_TRUNCATED_HEADER]: String(file.truncated),
+      ...SECURITY_HEADERS,
+    });
+    res.end(file.body);
   }
 
   private events(req: IncomingMessage, res: ServerResponse) {

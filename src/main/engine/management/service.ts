@@ -14,6 +14,8 @@ import type { Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
 import { ApiError, notFound } from '../errors';
 import type { RequestLog } from '../logs/requestLog';
+import { exportLogs } from '../usage/exports';
+import type { UsageService } from '../usage/usageService';
 import { modelsView } from '../proxy/models';
 import type { ErrorRuleRegistry } from '../resilience/errorRuleRegistry';
 import { errorRulesView, explainProviderError } from '../resilience/errorRuleTester';
@@ -43,6 +45,8 @@ export interface ManagementDeps {
   admission: AdmissionPort;
   clientKeys: ClientKeyService;
   requestLog: RequestLog;
+  /** The usage roll-ups' report and export (issue 23). */
+  usage: UsageService;
   token: ManagementToken;
   tester: ConnectionTester;
   combos: ComboRegistry;
@@ -237,6 +241,9 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     },
 
     listLogs: async ({ limit, ...query }) => d.requestLog.page({ limit: limit ?? 100, ...query }),
+    getUsage: async ({ range }) => d.usage.report(range ?? 'day', d.clock.now()),
+    exportUsage: async ({ format, ...q }) => d.usage.exportUsage({ ...q, format: format ?? 'csv' }),
+    exportLogs: async ({ format, ...q }) => exportLogs((p) => d.requestLog.page(p), { ...q, format: format ?? 'csv' }),
     getLog: async ({ id }) => {
       const e = await d.requestLog.get(id);
       if (!e) throw notFound('request', id);

@@ -6,6 +6,7 @@ import { jsonTooDeep } from '../../../shared/jsonBounds';
 import type { LogQuery, LogStatusClass } from '../../../shared/logQuery';
 import type { Db } from './db';
 import { readJsonColumn, UnreadableRows } from './unreadableRows';
+import { rollupOps, rollupPruneOps, USAGE_WRITE_SQL } from './usageRepo';
 
 const TABLE = 'proxy_logs';
 /** A skipped list is [{connection, reason, ...}]: nothing the engine writes nests deeper. */
@@ -212,6 +213,8 @@ export const LOG_WRITE_SQL = [
   'DELETE FROM proxy_logs WHERE started_at < ?',
   'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
   'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
+  // The usage roll-ups (store/usageRepo.ts), written in the same transaction as the rows.
+  ...USAGE_WRITE_SQL,
 ] as const;
 
 const INSERT_REQUEST = 0;
@@ -219,6 +222,7 @@ const INSERT_ATTEMPT = 1;
 const PRUNE_OLD = 2;
 const PRUNE_COUNT = 3;
 const PRUNE_ORPHANS = 4;
+const USAGE_SQL_BASE = PRUNE_ORPHANS + 1;
 
 type SqlValue = string | number | null;
 /** One write: [index into LOG_WRITE_SQL, ...its positional values]. */
@@ -289,7 +293,14 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
       ]);
     }
   }
+  // The usage roll-ups of the same requests, aggregated per batch, in the same transaction.
+  ops.push(...(rollupOps(entries, USAGE_SQL_BASE) as LogWriteOp[]));
   return ops;
+}
+
+/** Deletes the usage roll-ups past their own retention (independent of the log's). */
+export function usagePruneOps(now: number): LogWriteOp[] {
+  return rollupPruneOps(now, USAGE_SQL_BASE) as LogWriteOp[];
 }
 
 /** Deletes requests older than `olderThan` and beyond the newest `maxRows`, with their attempts. */

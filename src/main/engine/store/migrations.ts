@@ -286,4 +286,40 @@ export const migrations: Migration[] = [
       UPDATE provider_connections SET rate_limit_protection_mode = 'on' WHERE rate_limit_protection = 1;
     `,
   },
+  {
+    version: 11,
+    name: 'usage roll-ups by minute, hour and day',
+    // Issue 23 (docs/decisions/overview-23-usage-rollups.md): one row per bucket and (dimension,
+    // key), where the dimension is '' (every request), connection, provider, model (served),
+    // requestedModel, combo or clientKey, and key '' means none. Sums, and 82 latency-histogram
+    // counts each for time to first byte (t0..t81) and duration (d0..d81) of successful requests.
+    // Written in the request log's own write transaction; pruned on their own retention. Keyed by
+    // dimension first, so the time series (dimension '') and each dimension's range are seeks.
+    sql: ['usage_minute', 'usage_hour', 'usage_day'].map(usageRollupTable).join('\n'),
+  },
 ];
+
+/** Migration 11's table shape (frozen: a later change is a new migration). */
+function usageRollupTable(table: string): string {
+  const hist = (p: string) => Array.from({ length: 82 }, (_, i) => `${p}${i} INTEGER NOT NULL DEFAULT 0`).join(',\n        ');
+  return `
+      CREATE TABLE ${table} (
+        bucket_start       INTEGER NOT NULL,
+        dim                TEXT NOT NULL,
+        key                TEXT NOT NULL,
+        label              TEXT,
+        requests           INTEGER NOT NULL DEFAULT 0,
+        successes          INTEGER NOT NULL DEFAULT 0,
+        errors             INTEGER NOT NULL DEFAULT 0,
+        rescued            INTEGER NOT NULL DEFAULT 0,
+        input_tokens       INTEGER NOT NULL DEFAULT 0,
+        output_tokens      INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens  INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        cost_usd           REAL NOT NULL DEFAULT 0,
+        unpriced           INTEGER NOT NULL DEFAULT 0,
+        ${hist('t')},
+        ${hist('d')},
+        PRIMARY KEY (dim, bucket_start, key)
+      ) WITHOUT ROWID;`;
+}
