@@ -79,7 +79,13 @@ export class NotificationCenter {
       }
       result = { item: view(next), folded: false };
     }
-    for (const fn of [...this.raisedListeners]) fn(result);
+    for (const fn of [...this.raisedListeners]) {
+      try {
+        fn(result);
+      } catch {
+        // a failing listener (a native notification) never breaks a raise
+      }
+    }
     this.changed();
     return result;
   }
