@@ -118,7 +118,10 @@ export const MUTED_SETTING = 'notifications.muted';
 
 /** Settings: one switch per kind, in plain words; a change saves at once. */
 export function NotificationMutes({ value, disabled, onChange }: { value: unknown; disabled: boolean; onChange: (muted: NotificationKind[]) => void }) {
-  const muted = new Set(Array.isArray(value) ? (value as NotificationKind[]) : []);
+  const saved = Array.isArray(value) ? (value as NotificationKind[]) : [];
+  // The box changes at once; the saved value replaces it when the engine confirms (or refuses).
+  const [pending, setPending] = useState<{ from: unknown; muted: NotificationKind[] } | null>(null);
+  const muted = new Set(pending && pending.from === value ? pending.muted : saved);
   return (
     <fieldset className="mute-list" data-testid="notification-mutes" disabled={disabled}>
       <legend className="hint">Tick a kind to mute it.</legend>
@@ -128,7 +131,11 @@ export function NotificationMutes({ value, disabled, onChange }: { value: unknow
             type="checkbox"
             checked={muted.has(k)}
             data-kind={k}
-            onChange={(e) => onChange(NOTIFICATION_KINDS.filter((x) => (x === k ? e.target.checked : muted.has(x))))}
+            onChange={(e) => {
+              const next = NOTIFICATION_KINDS.filter((x) => (x === k ? e.target.checked : muted.has(x)));
+              setPending({ from: value, muted: next });
+              onChange(next);
+            }}
           />
           {NOTIFICATION_KIND_LABELS[k]}
         </label>
