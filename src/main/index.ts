@@ -1,13 +1,14 @@
 // Desktop composition root (Electron main). The only file family that imports electron: it starts
 // the engine in-process, holds the single-instance lock, opens the window, owns the tray and maps
 // the typed contract onto IPC. Everything it starts also runs headless (serve.ts).
-import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, safeStorage, shell, Tray } from 'electron';
+import { app, BrowserWindow, clipboard, dialog, ipcMain, Menu, nativeImage, Notification, safeStorage, shell, Tray } from 'electron';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createEngine, type Engine } from './engine';
 import { forwardEvents, registerIpcServer } from './desktop/ipc';
 import { keychainKeyProvider } from './desktop/keychain';
+import { wireNativeNotifications } from './desktop/nativeNotifications';
 import { electronNativeBinding } from './desktop/nativeBinding';
 import { createTray } from './desktop/tray';
 
@@ -108,6 +109,15 @@ async function boot() {
   });
   forwardEvents(e.bus, (channel, payload) => {
     for (const w of BrowserWindow.getAllWindows()) if (!w.isDestroyed()) w.webContents.send(channel, payload);
+  });
+  // Before start: a proxy that cannot bind its port is one of them.
+  wireNativeNotifications({
+    Notification,
+    onRaised: (fn) => e.notifications.center.onRaised(fn),
+    focusOn: (link) => {
+      showWindow();
+      void win?.webContents.executeJavaScript(`window.location.hash = ${JSON.stringify(link)}`);
+    },
   });
   const started = await e.start();
 

@@ -43,7 +43,8 @@ import { AUTH_CLASSES, CLIENT_KEY_SCOPES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGI
 import { checkOutboundProxy } from './outboundProxy';
 import { LOG_STATUS_CLASSES } from './logQuery';
 import { AGENT_CONFIG_AGENTS, type AgentConfigStatus } from './agentConfig';
-import { EXPORT_FORMATS, USAGE_GRAINS_NAMES, USAGE_RANGES, type ExportFile, type UsageReport } from './usage';
+import type { NotificationsFeed } from './notifications';
+import { EXPORT_FORMATS, USAGE_GRAINS_NAMES, USAGE_RANGES, type ExportFile, type StateTimelineView, type UsageReport } from './usage';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -826,6 +827,35 @@ export const contract = {
     input: z.object({ id }).strict(),
     summary: 'Ask the egress-IP probe URL through this connection\'s route (its outbound proxy, if any) now.',
   }),
+
+  // Notifications and the state timeline (issue 23).
+  listNotifications: method<NotificationsFeed>()({
+    http: 'GET',
+    path: '/api/notifications',
+    input: none,
+    summary: 'The notification feed, newest first, with the unread count and the muted kinds.',
+  }),
+  markNotificationsRead: method<{ marked: number; unread: number }>()({
+    http: 'POST',
+    path: '/api/notifications/read',
+    input: z.union([
+      z.object({ ids: z.array(id).min(1).max(500) }).strict(),
+      z.object({ all: z.literal(true) }).strict(),
+    ]),
+    summary: 'Mark notifications read: some ({ids}) or every one ({all: true}).',
+  }),
+  getStateTimeline: method<StateTimelineView>()({
+    http: 'GET',
+    path: '/api/monitoring/state-timeline',
+    input: z
+      .object({
+        from: z.coerce.number().int().min(0),
+        to: z.coerce.number().int().min(0),
+      })
+      .strict()
+      .refine((v) => v.from <= v.to, { message: 'the start of the time range is after its end', path: ['from'] }),
+    summary: 'Each connection\'s state spans (cooldown, breaker, lockout, out of service, turned off) overlapping a time range.',
+  }),
 } as const;
 
 export type Contract = typeof contract;
@@ -876,6 +906,8 @@ export const events = {
   sessions: event<SessionsView>(),
   /** Exclusive leases, when one is acquired, renewed, moved or ends. */
   leases: event<LeasesView>(),
+  /** The notification feed, when an item is raised, folded or read (coalesced). */
+  notifications: event<NotificationsFeed>(),
 } as const;
 
 export type EventName = keyof typeof events;

@@ -32,9 +32,9 @@ test('the page is sectioned, search narrows it, and nothing internal reaches the
   await openDashboard(page, app);
   await goTo(page, 'Resilience settings');
 
-  // Ten sections, each closed: no setting row is on the page until one is opened.
-  await expect(sections(page)).toHaveCount(10);
-  await expect(page.getByRole('navigation', { name: 'Setting sections' }).getByRole('link')).toHaveCount(10);
+  // Eleven sections, each closed: no setting row is on the page until one is opened.
+  await expect(sections(page)).toHaveCount(11);
+  await expect(page.getByRole('navigation', { name: 'Setting sections' }).getByRole('link')).toHaveCount(11);
   await expect(page.locator('[data-setting]')).toHaveCount(0);
   for (const t of ['Failover and retries', 'Cooldowns and lockouts', 'Circuit breakers', 'Request queue and concurrency', 'Streams', 'Proxy and network']) {
     await expect(section(page, t)).toBeVisible();
@@ -66,11 +66,11 @@ test('the page is sectioned, search narrows it, and nothing internal reaches the
   await expect(page.getByText('No setting matches')).toBeVisible();
   await expect(sections(page)).toHaveCount(0);
   await page.getByRole('button', { name: 'Clear the search' }).click();
-  await expect(sections(page)).toHaveCount(10);
+  await expect(sections(page)).toHaveCount(11);
 
   // Every section open: no requirement id, internal code or setting key in what a user reads.
   await page.getByRole('button', { name: 'Open all' }).click();
-  await expect(page.locator('[data-setting]')).toHaveCount(90);
+  await expect(page.locator('[data-setting]')).toHaveCount(91);
   expect(findJargon(await readableText(page))).toEqual([]);
   // The technical name is one click away.
   await row(page, 'requestQueue.maxWaitMs').getByRole('button', { name: 'Show the technical name' }).click();

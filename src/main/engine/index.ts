@@ -20,6 +20,7 @@ import { ConnectionRegistry } from './connections/registry';
 import { CoalescedTopic, EventBus } from './events';
 import { createLogger, SecretRedactor, stderrSink, type LogLevel, type LogSink, type Logger } from './logger';
 import { FileLogJournal } from './logs/logJournal';
+import { createNotifications } from './notifications';
 import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
 import { ConnectionTester } from './management/connectionTester';
@@ -321,6 +322,8 @@ export async function createEngine(o: EngineOptions) {
     ],
   });
   let proxyError: string | null = null;
+  // Notifications and the state timeline: subscriptions on the layers above, nothing in the proxy's loop.
+  const notifications = createNotifications({ db, clock, bus, settings, registry, resilience, claude });
 
   const management = createManagementService({
     version: APP_VERSION,
@@ -352,6 +355,7 @@ export async function createEngine(o: EngineOptions) {
     unreadable: () => unreadable.list(),
     sessions: { affinity, leases: leaseBook, ttlMs: () => settings.values.sessionAffinityTtlMs },
     agentConfigs: new AgentConfigWriter({ home: o.agentHome ?? homedir(), stateDir: o.dataDir, now: () => clock.now() }),
+    notifications: notifications.handlers,
   });
 
   /** The resilience push: the layer views and the health model built from them (once per push). */
@@ -438,6 +442,7 @@ export async function createEngine(o: EngineOptions) {
           ? `could not move the proxy to port ${port} (${why}); still listening on ${previous}`
           : `could not listen on port ${port} (${why}); pick another proxy port in Settings`;
       log.error('proxy.listenFailed', { port, err });
+      notifications.proxyBindFailed(port, code === 'EADDRINUSE' ? 'The port is already in use' : `The port could not be opened (${(err as Error).message})`);
     }
     topics.health.touch();
   }
@@ -460,6 +465,8 @@ export async function createEngine(o: EngineOptions) {
     combos,
     /** Claude subscription accounts; `claude.usageFor(id)` is the read interface for combos strategies. */
     claude,
+    /** The notification feed (`notifications.center.onRaised` drives the desktop's native notifications) and the state timeline. */
+    notifications,
     handlers: management as import('../../shared/contract').Handlers,
     health: management.health,
     appInfo: management.appInfo,
@@ -482,6 +489,7 @@ export async function createEngine(o: EngineOptions) {
         { name: 'claude', payload: claude.accountsView() },
         { name: 'sessions', payload: sessionsView(sessionDeps, now) },
         { name: 'leases', payload: leasesView(sessionDeps, now) },
+        { name: 'notifications', payload: notifications.center.feed() },
       ];
     },
     async start(): Promise<{ proxyPort: number | null; error: string | null }> {
@@ -498,11 +506,13 @@ export async function createEngine(o: EngineOptions) {
             ? `port ${port} is already in use; pick another proxy port in Settings`
             : `could not listen on port ${port}: ${(err as Error).message}`;
         log.error('proxy.listenFailed', { port, err });
+        notifications.proxyBindFailed(port, code === 'EADDRINUSE' ? 'The port is already in use' : `The port could not be opened (${(err as Error).message})`);
       }
       return { proxyPort: proxy.port, error: proxyError };
     },
     async stop(): Promise<void> {
       for (const t of Object.values(topics)) t.dispose();
+      notifications.close();
       claude.close();
       await proxy.close();
       await admission.close();

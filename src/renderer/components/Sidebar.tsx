@@ -7,6 +7,7 @@ import { useServerNow } from '../hooks/useNow';
 import { hrefOf, type PageId } from '../hooks/useRoute';
 import { breakerStateAt, healthNow, heldTargets } from '../lib/connectionState';
 import { icons } from './icons';
+import { NotificationBell } from './NotificationFeed';
 
 const NAV: { id: PageId; label: string; section?: string }[] = [
   { id: 'agent', label: 'Connect your agent', section: 'Setup' },
@@ -100,6 +101,7 @@ export function Sidebar({ page }: { page: PageId }) {
         </span>
         <span className="brand-name">Switchyard</span>
         {info && <span className="brand-version">v{info.version}</span>}
+        <NotificationBell />
       </div>
       <ul className="nav">
         {NAV.map((n) => (

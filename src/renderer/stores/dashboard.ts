@@ -16,6 +16,7 @@ import type { StoreContext } from './context';
 import { createKeysStore } from './keysStore';
 import { createLoadStatus, TOPICS, type Topic } from './loadStatus';
 import { createLogsStore } from './logsStore';
+import { createNotificationsStore } from './notificationsStore';
 import { createResilienceStore } from './resilienceStore';
 import { createSessionsStore } from './sessionsStore';
 import { createSettingsStore } from './settingsStore';
@@ -56,6 +57,7 @@ export function createDashboard(o: DashboardOptions) {
   const combos = createCombosStore(ctx);
   const claude = createClaudeStore(ctx);
   const sessions = createSessionsStore(ctx);
+  const notifications = createNotificationsStore(ctx);
 
   const readers: Record<Topic, () => Promise<void>> = {
     app: () => app.getState().load(),
@@ -69,6 +71,7 @@ export function createDashboard(o: DashboardOptions) {
     claude: () => claude.getState().load(),
     sessions: () => sessions.getState().loadSessions(),
     leases: () => sessions.getState().loadLeases(),
+    notifications: () => notifications.getState().load(),
   };
   /** Reads one topic again (a page's retry): its last error is cleared while the read runs. */
   const reload = (topic: Topic): Promise<void> => {
@@ -104,6 +107,7 @@ export function createDashboard(o: DashboardOptions) {
     claudeLogin: (p) => claude.getState().applyLogin(p),
     sessions: (p) => sessions.getState().applySessions(p),
     leases: (p) => sessions.getState().applyLeases(p),
+    notifications: (p) => notifications.getState().apply(p),
   };
 
   return {
@@ -123,6 +127,7 @@ export function createDashboard(o: DashboardOptions) {
     combos,
     claude,
     sessions,
+    notifications,
     reload,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again

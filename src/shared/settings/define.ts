@@ -16,7 +16,8 @@ export type SettingGroup =
   | 'claude'
   | 'combos'
   | 'errorRules'
-  | 'streams';
+  | 'streams'
+  | 'notifications';
 
 export type SettingUnit = 'ms' | 's' | 'count' | 'bytes' | 'port' | 'points' | 'days';
 

@@ -10,6 +10,7 @@ import { proxySettings } from './proxy';
 import { resilienceSettings } from './resilience';
 import { sessionSettings } from './sessions';
 import { streamSettings } from './streams';
+import { notificationSettings } from './notifications';
 
 export * from './define';
 export { providerQuotaOverrideSchema, type ProviderQuotaOverride } from './resilience';
@@ -27,6 +28,7 @@ export const settingDefs = {
   ...sessionSettings,
   ...errorRuleSettings,
   ...streamSettings,
+  ...notificationSettings,
 } as const satisfies Record<string, SettingDef>;
 
 export type SettingKey = keyof typeof settingDefs;
@@ -202,4 +204,5 @@ export const SETTING_GROUPS: { id: SettingGroup; label: string }[] = [
   { id: 'logs', label: 'Request log' },
   { id: 'errorRules', label: 'Provider error rules' },
   { id: 'claude', label: 'Claude subscription accounts' },
+  { id: 'notifications', label: 'Notifications' },
 ];

@@ -206,6 +206,12 @@ export const SETTING_SECTIONS: readonly SettingSection[] = [
     summary: 'How much of the request log is kept.',
     parts: [{ title: null, keys: ['logs.retentionDays', 'logs.maxRows'] }],
   },
+  {
+    id: 'notifications',
+    title: 'Notifications',
+    summary: 'Which kinds of notification Switchyard raises in the dashboard and on the desktop.',
+    parts: [{ title: null, keys: ['notifications.muted'] }],
+  },
 ];
 
 const SECTION_BY_KEY: ReadonlyMap<string, SettingSection> = new Map(

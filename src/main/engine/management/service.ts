@@ -32,6 +32,7 @@ import { routeAgentModels } from './agentRoute';
 import { testCombo } from './comboTester';
 import type { ConnectionTester } from './connectionTester';
 import { checkKeyAccess, leasesView, sessionsView, type SessionViewDeps } from './sessionViews';
+import type { NotificationHandlers } from '../notifications';
 
 export interface ManagementDeps {
   version: string;
@@ -62,6 +63,8 @@ export interface ManagementDeps {
   sessions: Pick<SessionViewDeps, 'affinity' | 'leases' | 'ttlMs'>;
   /** "Apply" / "Restore" for the CLI agents' own configuration files. */
   agentConfigs: AgentConfigWriter;
+  /** The notification feed and the state timeline (notifications/). */
+  notifications: NotificationHandlers;
 }
 
 const isResilienceKey = (k: SettingKey) => settingDefs[k].resilience === true;
@@ -288,6 +291,7 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     listErrorRules: async () => errorRulesView(d.errorRules),
     testErrorRule: async (input) => explainProviderError(d.errorRules, input, d.clock.now(), d.settings.values),
     probeEgressIp: async ({ id }) => d.egress.probe(d.registry.require(id)),
+    ...d.notifications,
   };
 
   return Object.assign(handlers, { health, appInfo });

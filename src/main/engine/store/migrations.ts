@@ -297,6 +297,43 @@ export const migrations: Migration[] = [
     // dimension first, so the time series (dimension '') and each dimension's range are seeks.
     sql: ['usage_minute', 'usage_hour', 'usage_day'].map(usageRollupTable).join('\n'),
   },
+  {
+    version: 13,
+    name: 'notifications and connection state spans',
+    // Issue 23. The notification feed (bounded, newest kept; a repeat of the same kind and subject
+    // within the folding window updates its row) and the per-connection state timeline: one row per
+    // span of a state (cooldown, breaker, lockout with its model, terminal, disabled), ended_at NULL
+    // while it holds, until_hint the time it was due to lift by itself (a lazily expiring state ends
+    // there). Both are pruned by the engine.
+    sql: `
+      CREATE TABLE notifications (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        last_at INTEGER NOT NULL,
+        count INTEGER NOT NULL DEFAULT 1,
+        severity TEXT NOT NULL,
+        title TEXT NOT NULL,
+        body TEXT NOT NULL,
+        link TEXT NOT NULL,
+        read INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX idx_notifications_last ON notifications(last_at);
+      CREATE TABLE state_spans (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        connection_id TEXT NOT NULL,
+        span_key TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        until_hint INTEGER
+      );
+      CREATE INDEX idx_state_spans_open ON state_spans(ended_at) WHERE ended_at IS NULL;
+      CREATE INDEX idx_state_spans_time ON state_spans(started_at);
+    `,
+  },
 ];
 
 /** Migration 11's table shape (frozen: a later change is a new migration). */

@@ -5,6 +5,7 @@
 // shows only for the value that was saved and goes as soon as the field changes. A failed save
 // keeps what was typed, with the error.
 import { useId, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { MUTED_SETTING, NotificationMutes } from '../../components/NotificationFeed';
 import { TechName } from '../../components/TechName';
 import { Badge, Switch, type Tone } from '../../components/ui';
 import { useDashboard, useSel } from '../../hooks/dashboardContext';
@@ -170,7 +171,7 @@ export function SettingRow({ setting: s, technicalMatch = false }: { setting: Se
           <span className="meta-item">
             Default: {(textual && s.default !== '') || (s.type === 'json' && !isEmptyList(s.default)) ? <Typed>{textual ? String(s.default) : show(s, s.default)}</Typed> : show(s, s.default)}
           </span>
-          {s.type === 'json' && !textual && s.shape && <span className="meta-item">Expected: <Typed>{s.shape}</Typed></span>}
+          {s.type === 'json' && !textual && s.shape && s.key !== MUTED_SETTING && <span className="meta-item">Expected: <Typed>{s.shape}</Typed></span>}
           {s.restartRequired && <span className="meta-item warn-text">Applies after a restart.</span>}
           {s.envRejected && (
             <span className="meta-item warn-text">
@@ -196,7 +197,8 @@ export function SettingRow({ setting: s, technicalMatch = false }: { setting: Se
             ))}
           </select>
         )}
-        {s.type !== 'boolean' && s.type !== 'enum' && (
+        {s.key === MUTED_SETTING && <NotificationMutes value={s.value} disabled={saving || locked} onChange={(v) => void store.save(s.key, v)} />}
+        {s.type !== 'boolean' && s.type !== 'enum' && s.key !== MUTED_SETTING && (
           <form
             className="setting-form"
             noValidate

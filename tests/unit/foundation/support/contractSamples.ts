@@ -39,6 +39,8 @@ const HAND_WRITTEN: Partial<Record<MethodName, Record<string, unknown>>> = {
   getLog: { id: 'req_abc' },
   testErrorRule: { provider: 'agentrouter', status: 403, body: '{"error":{"message":"用户额度不足"}}' },
   probeEgressIp: { id: 'c-1' },
+  markNotificationsRead: { ids: ['n-1'] },
+  getStateTimeline: { from: 1_000, to: 2_000 },
 };
 
 type Def = { type: string; [k: string]: unknown };
