@@ -43,6 +43,7 @@ import { AUTH_CLASSES, CLIENT_KEY_SCOPES, COMBO_EXECUTION_SHAPES, COMBO_STRATEGI
 import { checkOutboundProxy } from './outboundProxy';
 import { LOG_STATUS_CLASSES } from './logQuery';
 import { AGENT_CONFIG_AGENTS, type AgentConfigStatus } from './agentConfig';
+import { USAGE_RANGES, type StateTimelineView, type UsageReport } from './usage';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -782,6 +783,18 @@ export const contract = {
     path: '/api/providers/:id/egress-ip',
     input: z.object({ id }).strict(),
     summary: 'Ask the egress-IP probe URL through this connection\'s route (its outbound proxy, if any) now.',
+  }),
+  getUsage: method<UsageReport>()({
+    http: 'GET',
+    path: '/api/usage',
+    input: z.object({ range: z.enum(USAGE_RANGES) }).strict(),
+    summary: 'Usage, cost and latency for a period ending now',
+  }),
+  getStateTimeline: method<StateTimelineView>()({
+    http: 'GET',
+    path: '/api/usage/timeline',
+    input: z.object({ from: z.coerce.number().int().min(0), to: z.coerce.number().int().min(0) }).strict(),
+    summary: 'Each connection\'s cooldowns, breaker states, lockouts and terminal states between two times',
   }),
 } as const;
 

@@ -20,6 +20,7 @@ import { createResilienceStore } from './resilienceStore';
 import { createSessionsStore } from './sessionsStore';
 import { createSettingsStore } from './settingsStore';
 import { createToastStore } from './toastStore';
+import { createUsageStore, type Schedule } from './usageStore';
 
 export interface DashboardOptions {
   /** Builds the Bridge, reporting the live link's status through the callback. */
@@ -28,6 +29,8 @@ export interface DashboardOptions {
   now?: () => number;
   /** Called when the engine refuses the management token. */
   onUnauthorized?: () => void;
+  /** Timers for the Overview's throttled re-reads (tests pass a hand-driven one). */
+  schedule?: Schedule;
 }
 
 export function createDashboard(o: DashboardOptions) {
@@ -56,6 +59,7 @@ export function createDashboard(o: DashboardOptions) {
   const combos = createCombosStore(ctx);
   const claude = createClaudeStore(ctx);
   const sessions = createSessionsStore(ctx);
+  const usage = createUsageStore(ctx, o.schedule);
 
   const readers: Record<Topic, () => Promise<void>> = {
     app: () => app.getState().load(),
@@ -69,6 +73,7 @@ export function createDashboard(o: DashboardOptions) {
     claude: () => claude.getState().load(),
     sessions: () => sessions.getState().loadSessions(),
     leases: () => sessions.getState().loadLeases(),
+    usage: () => usage.getState().load(),
   };
   /** Reads one topic again (a page's retry): its last error is cleared while the read runs. */
   const reload = (topic: Topic): Promise<void> => {
@@ -96,7 +101,10 @@ export function createDashboard(o: DashboardOptions) {
       app.getState().noteServerTime(p.now);
     },
     admission: (p) => admission.getState().apply(p),
-    logs: (p) => logs.getState().applyPush(p),
+    logs: (p) => {
+      logs.getState().applyPush(p);
+      usage.getState().noteRequests();
+    },
     settings: (p) => settings.getState().apply(p),
     health: (p) => app.getState().applyHealth(p),
     combos: (p) => combos.getState().apply(p),
@@ -123,6 +131,7 @@ export function createDashboard(o: DashboardOptions) {
     combos,
     claude,
     sessions,
+    usage,
     reload,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again

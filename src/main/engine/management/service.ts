@@ -30,6 +30,7 @@ import { routeAgentModels } from './agentRoute';
 import { testCombo } from './comboTester';
 import type { ConnectionTester } from './connectionTester';
 import { checkKeyAccess, leasesView, sessionsView, type SessionViewDeps } from './sessionViews';
+import { placeholderStateTimeline, placeholderUsageReport } from '../usage/placeholder';
 
 export interface ManagementDeps {
   version: string;
@@ -281,6 +282,9 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     listErrorRules: async () => errorRulesView(d.errorRules),
     testErrorRule: async (input) => explainProviderError(d.errorRules, input, d.clock.now(), d.settings.values),
     probeEgressIp: async ({ id }) => d.egress.probe(d.registry.require(id)),
+    // placeholder until h/rollups merges (getUsage) and h/notify merges (getStateTimeline).
+    getUsage: async ({ range }) => placeholderUsageReport(range, d.clock.now()),
+    getStateTimeline: async ({ from, to }) => placeholderStateTimeline(from, to),
   };
 
   return Object.assign(handlers, { health, appInfo });
