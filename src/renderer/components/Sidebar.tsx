@@ -9,6 +9,7 @@ import { breakerStateAt, healthNow, heldTargets } from '../lib/connectionState';
 import { icons } from './icons';
 
 const NAV: { id: PageId; label: string; section?: string }[] = [
+  { id: 'overview', label: 'Overview' },
   { id: 'agent', label: 'Connect your agent', section: 'Setup' },
   { id: 'connections', label: 'Connections' },
   { id: 'combos', label: 'Combos' },
@@ -56,7 +57,7 @@ function useNarrow(): boolean {
   );
 }
 
-export function Sidebar({ page }: { page: PageId }) {
+export function Sidebar({ page }: { page: PageId | null }) {
   const d = useDashboard();
   const narrow = useNarrow();
   /** The operator's choice with the toggle; until then the width decides. */

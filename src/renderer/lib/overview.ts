@@ -11,6 +11,14 @@ export const RANGE_LABELS: Record<UsageRange, string> = {
   month: 'Last month',
 };
 
+/** A moment in the period: "14:03" today, else "12 Mar, 14:03" (local time). */
+export function formatWhen(ms: number, now: number): string {
+  const d = new Date(ms);
+  const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  if (new Date(now).toDateString() === d.toDateString()) return hm;
+  return `${d.getDate()} ${d.toLocaleString('en-US', { month: 'short' })}, ${hm}`;
+}
+
 /** "0", "950", "12.3k", "4.5M", "1.2B". */
 export function formatTokens(n: number): string {
   const a = Math.abs(n);
