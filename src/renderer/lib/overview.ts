@@ -23,7 +23,7 @@ export function formatWhen(ms: number, now: number): string {
 export function formatTokens(n: number): string {
   const a = Math.abs(n);
   if (a < 1_000) return String(Math.round(n));
-  const [div, unit] = a < 1_000_000 ? [1_000, 'k'] : a < 1_000_000_000 ? [1_000_000, 'M'] : [1_000_000_000, 'B'];
+  const [div, unit] = a < 999_500 ? [1_000, 'k'] : a < 999_500_000 ? [1_000_000, 'M'] : [1_000_000_000, 'B'];
   const v = n / div;
   return `${Math.abs(v) < 10 ? v.toFixed(1) : Math.round(v)}${unit}`.replace(/\.0(?=[kMB])/, '');
 }
