@@ -15,13 +15,17 @@ import { CooldownsPage } from './features/cooldowns/CooldownsPage';
 import { LeasesPage } from './features/leases/LeasesPage';
 import { ErrorRulesPage } from './features/errorRules/ErrorRulesPage';
 import { LogsPage } from './features/logs/LogsPage';
+import { OverviewPage } from './features/overview/OverviewPage';
 import { SessionsPage } from './features/sessions/SessionsPage';
 import { SettingsPage } from './features/settings/SettingsPage';
 import { DashboardContext } from './hooks/dashboardContext';
-import { useRoute, type PageId } from './hooks/useRoute';
+import { landingPage, useRoute, type PageId } from './hooks/useRoute';
+import { Spinner } from './components/ui';
+import { useSel } from './hooks/dashboardContext';
 import { createDashboard } from './stores/dashboard';
 
 const TITLES: Record<PageId, string> = {
+  overview: 'Overview',
   agent: 'Connect your agent',
   connections: 'Connections',
   combos: 'Combos',
@@ -86,9 +90,12 @@ function Connected({ onUnauthorized, onForgetToken }: { onUnauthorized: () => vo
     void dash.start();
     return () => dash.stop();
   }, [dash]);
-  const page = useRoute();
+  const landing = useSel(dash.connections, (s) => s.list.length);
+  const loaded = useSel(dash.connections, (s) => s.loaded);
+  const failed = useSel(dash.loads, (s) => s.errors.connections !== undefined);
+  const page = useRoute(landingPage({ loaded, count: landing, failed }));
   useEffect(() => {
-    document.title = `${TITLES[page]} · Switchyard`;
+    document.title = page ? `${TITLES[page]} · Switchyard` : 'Switchyard';
   }, [page]);
 
   return (
@@ -99,6 +106,8 @@ function Connected({ onUnauthorized, onForgetToken }: { onUnauthorized: () => vo
       <div className="layout">
         <Sidebar page={page} />
         <main className="content" id="main" tabIndex={-1}>
+          {page === null && <Spinner label="Loading the dashboard" />}
+          {page === 'overview' && <OverviewPage />}
           {page === 'agent' && <AgentPage />}
           {page === 'connections' && <ConnectionsPage />}
           {page === 'combos' && <CombosPage />}

@@ -14,6 +14,7 @@ const PAGES = [...readFileSync(new URL('../../src/renderer/hooks/useRoute.ts', i
 );
 
 const HEADINGS = {
+  overview: 'Overview',
   agent: 'Connect your agent',
   connections: 'Connections',
   combos: 'Combos',
@@ -46,7 +47,7 @@ async function expectRendered(page: Page, id: PageId, errors: string[]): Promise
 }
 
 test('every page renders from a direct load, a reload and a new tab', async ({ page, app, context }) => {
-  test.setTimeout(240_000); // 33 page loads
+  test.setTimeout(260_000); // 36 page loads
   expect(PAGES).toHaveLength(Object.keys(HEADINGS).length);
   for (const id of PAGES) {
     const errors = watchErrors(page);

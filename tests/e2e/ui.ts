@@ -5,6 +5,7 @@ import { expect, type Page } from '@playwright/test';
 import type { Headless } from './headless';
 
 export type PageName =
+  | 'Overview'
   | 'Connect your agent'
   | 'Connections'
   | 'Combos'

@@ -10,6 +10,7 @@ import { icons } from './icons';
 import { NotificationBell } from './NotificationFeed';
 
 const NAV: { id: PageId; label: string; section?: string }[] = [
+  { id: 'overview', label: 'Overview' },
   { id: 'agent', label: 'Connect your agent', section: 'Setup' },
   { id: 'connections', label: 'Connections' },
   { id: 'combos', label: 'Combos' },
@@ -57,7 +58,7 @@ function useNarrow(): boolean {
   );
 }
 
-export function Sidebar({ page }: { page: PageId }) {
+export function Sidebar({ page }: { page: PageId | null }) {
   const d = useDashboard();
   const narrow = useNarrow();
   /** The operator's choice with the toggle; until then the width decides. */

@@ -8,6 +8,12 @@ const Icon = ({ children }: { children: ReactNode }) => (
 );
 
 export const icons = {
+  overview: (
+    <Icon>
+      <path d="M2.5 13.5h11" />
+      <path d="M4 11V8M7 11V4.5M10 11V6.5M13 11V3" />
+    </Icon>
+  ),
   agent: (
     <Icon>
       <rect x="2" y="3" width="12" height="10" rx="1.5" />

@@ -21,6 +21,7 @@ import { createResilienceStore } from './resilienceStore';
 import { createSessionsStore } from './sessionsStore';
 import { createSettingsStore } from './settingsStore';
 import { createToastStore } from './toastStore';
+import { createUsageStore, type Schedule } from './usageStore';
 
 export interface DashboardOptions {
   /** Builds the Bridge, reporting the live link's status through the callback. */
@@ -29,6 +30,8 @@ export interface DashboardOptions {
   now?: () => number;
   /** Called when the engine refuses the management token. */
   onUnauthorized?: () => void;
+  /** Timers for the Overview's throttled re-reads (tests pass a hand-driven one). */
+  schedule?: Schedule;
 }
 
 export function createDashboard(o: DashboardOptions) {
@@ -58,6 +61,7 @@ export function createDashboard(o: DashboardOptions) {
   const claude = createClaudeStore(ctx);
   const sessions = createSessionsStore(ctx);
   const notifications = createNotificationsStore(ctx);
+  const usage = createUsageStore(ctx, o.schedule);
 
   const readers: Record<Topic, () => Promise<void>> = {
     app: () => app.getState().load(),
@@ -72,6 +76,7 @@ export function createDashboard(o: DashboardOptions) {
     sessions: () => sessions.getState().loadSessions(),
     leases: () => sessions.getState().loadLeases(),
     notifications: () => notifications.getState().load(),
+    usage: () => usage.getState().load(),
   };
   /** Reads one topic again (a page's retry): its last error is cleared while the read runs. */
   const reload = (topic: Topic): Promise<void> => {
@@ -99,7 +104,10 @@ export function createDashboard(o: DashboardOptions) {
       app.getState().noteServerTime(p.now);
     },
     admission: (p) => admission.getState().apply(p),
-    logs: (p) => logs.getState().applyPush(p),
+    logs: (p) => {
+      logs.getState().applyPush(p);
+      usage.getState().noteRequests();
+    },
     settings: (p) => settings.getState().apply(p),
     health: (p) => app.getState().applyHealth(p),
     combos: (p) => combos.getState().apply(p),
@@ -128,6 +136,7 @@ export function createDashboard(o: DashboardOptions) {
     claude,
     sessions,
     notifications,
+    usage,
     reload,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again

@@ -8,6 +8,7 @@ import type {
   SettingView,
 } from '../../../src/shared/model';
 import { nest, settingDefs, SETTING_KEYS, type SettingKey } from '../../../src/shared/settings';
+import { USAGE_RANGE_SPEC, type UsageBreakdownRow, type UsagePoint, type UsageReport, type UsageTotals } from '../../../src/shared/usage';
 
 export function connection(p: Partial<ConnectionView> = {}): ConnectionView {
   return {
@@ -143,4 +144,47 @@ export function settingsView(over: Partial<Record<SettingKey, Partial<SettingVie
     return { ...base, ...over[key] };
   });
   return { settings, values: nest(Object.fromEntries(settings.map((s) => [s.key, s.value]))) };
+}
+
+/** Usage totals with every figure zero (override the ones a test reads). */
+export function usageTotals(p: Partial<UsageTotals> = {}): UsageTotals {
+  return {
+    requests: 0,
+    successes: 0,
+    errors: 0,
+    rescued: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: 0,
+    unpricedRequests: 0,
+    ttfbMs: { p50: null, p95: null },
+    durationMs: { p50: null, p95: null },
+    ...p,
+  };
+}
+
+export function usagePoint(p: Partial<UsagePoint> & { t: number }): UsagePoint {
+  return { requests: 0, errors: 0, rescued: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, ttfbMs: { p50: null, p95: null }, durationMs: { p50: null, p95: null }, ...p };
+}
+
+export function usageRow(p: Partial<UsageBreakdownRow> & { key: string }): UsageBreakdownRow {
+  return { ...usageTotals(p), label: p.key, ...p };
+}
+
+/** A usage report for the last day ending at engine time 1,000,000,000 (no requests unless given). */
+export function usageReport(p: Partial<UsageReport> = {}): UsageReport {
+  const range = p.range ?? 'day';
+  const to = p.to ?? 1_000_000_000;
+  return {
+    range,
+    from: to - USAGE_RANGE_SPEC[range].spanMs,
+    to,
+    bucketMs: USAGE_RANGE_SPEC[range].bucketMs,
+    totals: usageTotals(),
+    series: [],
+    breakdown: { connection: [], provider: [], model: [], combo: [], clientKey: [] },
+    ...p,
+  };
 }

@@ -5,7 +5,9 @@ import { vi, type Mock } from 'vitest';
 import { EVENT_NAMES, METHOD_NAMES, type Bridge, type EventName, type EventPayload, type MethodName, type OutputOf } from '../../../src/shared/contract';
 import type { BridgeStatus } from '../../../src/renderer/bridge';
 import { createDashboard } from '../../../src/renderer/stores/dashboard';
-import { settingsView } from './builders';
+import type { Schedule } from '../../../src/renderer/stores/usageStore';
+import type { UsageRange } from '../../../src/shared/usage';
+import { settingsView, usageReport } from './builders';
 
 type Impl<M extends MethodName> = (input?: any) => Promise<OutputOf<M>>;
 
@@ -44,6 +46,8 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   listClaudeAccounts: async () => ({ now: 1_000_000, accounts: [] }),
   listSessions: async () => ({ now: 1_000_000, ttlMs: 3_600_000, sessions: [] }),
   listLeases: async () => ({ now: 1_000_000, leases: [] }),
+  getUsage: async (input?: { range?: UsageRange }) => usageReport({ range: input?.range ?? 'day' }),
+  getStateTimeline: async (input?: { from?: number; to?: number }) => ({ from: input?.from ?? 0, to: input?.to ?? 0, connections: [] }),
 };
 
 export type FakeBridge = Bridge & {
@@ -72,7 +76,7 @@ export function fakeBridge(): FakeBridge {
 }
 
 /** A dashboard wired to a fake Bridge and a settable clock; `status` drives the live link. */
-export function testDashboard(bridge = fakeBridge()) {
+export function testDashboard(bridge = fakeBridge(), schedule?: Schedule) {
   let now = 1_000_000;
   let status: (s: BridgeStatus) => void = () => {};
   const onUnauthorized = vi.fn();
@@ -83,6 +87,7 @@ export function testDashboard(bridge = fakeBridge()) {
     },
     now: () => now,
     onUnauthorized,
+    schedule,
   });
   return {
     dash,

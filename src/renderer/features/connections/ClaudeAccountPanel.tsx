@@ -41,7 +41,7 @@ function windowAt(w: ClaudeUsageWindowView | null, now: number): ClaudeUsageWind
   return w;
 }
 
-function UsageBar({ label, w, now }: { label: string; w: ClaudeUsageWindowView | null; now: number }) {
+export function UsageBar({ label, w, now }: { label: string; w: ClaudeUsageWindowView | null; now: number }) {
   const cur = windowAt(w, now);
   const pct = cur ? Math.round(cur.utilization * 100) : null;
   const tone = pct === null ? '' : pct >= 100 ? ' danger' : pct >= 80 ? ' warn' : '';
