@@ -21,8 +21,9 @@ test('every page at 1440 and 800 px', async ({ browser }) => {
       for (const route of routes) {
         await page.evaluate(`window.location.hash = ${JSON.stringify(`#/${route}`)}`);
         await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-        await page.waitForLoadState('networkidle').catch(() => undefined);
-        await page.waitForTimeout(400);
+        // The event stream keeps a request open, so "network idle" never comes: let the page settle.
+        await expect(page.locator('.spinner')).toHaveCount(0, { timeout: 5_000 }).catch(() => undefined);
+        await page.waitForTimeout(600);
         await page.screenshot({ path: join(OUT, `${route}-${width}.png`), fullPage: true });
       }
       await page.close();

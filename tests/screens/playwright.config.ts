@@ -7,5 +7,5 @@ export default defineConfig({
   ...base,
   testDir: '.',
   outputDir: '../../test-results/screens',
-  timeout: 180_000,
+  timeout: 600_000,
 });

@@ -46,6 +46,27 @@ export interface ExportFile {
   name: string;
 }
 
+/** The two export methods of the contract, as both shells' Bridge offers them. */
+export interface ExportBridge {
+  exportUsage(input: { from: number; to: number; format: ExportFormat }): Promise<{ filename: string; contentType: string; body: string }>;
+  exportLogs(input: { from: number; to: number; format: ExportFormat }): Promise<{ filename: string; contentType: string; body: string }>;
+}
+
+/**
+ * One export through the Bridge (IPC on the desktop, HTTP in a browser): the same contract method
+ * in both shells. Throws an ExportError with plain words when it fails.
+ */
+export async function exportThroughBridge(bridge: ExportBridge, kind: ExportKind, range: { from: number; to: number }, format: ExportFormat): Promise<ExportFile> {
+  const input = { from: Math.floor(range.from), to: Math.ceil(range.to), format };
+  try {
+    const f = kind === 'usage' ? await bridge.exportUsage(input) : await bridge.exportLogs(input);
+    return { blob: new Blob([f.body], { type: f.contentType }), name: f.filename || exportFileName(kind, range, format) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : null;
+    throw new ExportError(exportFailure(kind, 0, message), null);
+  }
+}
+
 /** Fetches one export; throws an ExportError with plain words when it fails. */
 export async function fetchExport(
   kind: ExportKind,

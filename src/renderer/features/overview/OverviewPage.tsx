@@ -12,7 +12,7 @@ import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
 import { healthNow, heldTargets } from '../../lib/connectionState';
-import { ExportError, fetchExport, saveBlob, type ExportFormat, type ExportKind } from '../../lib/exportDownload';
+import { ExportError, exportThroughBridge, saveBlob, type ExportFormat, type ExportKind } from '../../lib/exportDownload';
 import { formatClock, formatMs, formatRemaining } from '../../lib/format';
 import { formatPercent, formatTokens, formatUsd, formatWhen, headlineFigures, RANGE_LABELS, successRate } from '../../lib/overview';
 import { CLAUDE_KIND } from '../../../shared/model';
@@ -238,19 +238,14 @@ function ClaudeWindows() {
 
 function ExportCard({ report }: { report: UsageReport }) {
   const d = useDashboard();
-  const shell = useSel(d.app, (s) => s.info?.shell ?? null);
   const [format, setFormat] = useState<ExportFormat>('csv');
   const [busy, setBusy] = useState<ExportKind | null>(null);
   const [error, setError] = useState<string | null>(null);
   const run = async (kind: ExportKind) => {
     setError(null);
-    if (shell === 'desktop') {
-      setError('Exports download from the dashboard in a browser: start Switchyard with npm run serve and open its link.');
-      return;
-    }
     setBusy(kind);
     try {
-      saveBlob(await fetchExport(kind, { from: report.from, to: report.to }, format));
+      saveBlob(await exportThroughBridge(d.bridge, kind, { from: report.from, to: report.to }, format));
     } catch (err) {
       setError(err instanceof ExportError ? err.message : 'Could not export: something went wrong while saving the file.');
     } finally {
