@@ -18,7 +18,7 @@ import { clientKey, openDashboard, sendMessage } from './ui';
 
 // The dashboard's routes (src/renderer/hooks/useRoute.ts PAGES; that module needs a browser, so
 // the list is repeated here — a page added there and not here fails the sidebar check below).
-const PAGES = ['agent', 'connections', 'combos', 'cooldowns', 'breakers', 'errorRules', 'settings', 'logs', 'sessions', 'leases', 'app'] as const;
+const PAGES = ['agent', 'connections', 'combos', 'cooldowns', 'breakers', 'errorRules', 'settings', 'prices', 'logs', 'sessions', 'leases', 'app'] as const;
 type PageId = (typeof PAGES)[number];
 
 const SESSION = '7a2e4c1b-9d3f-4e8a-b5c6-0f1e2d3c4b5a';

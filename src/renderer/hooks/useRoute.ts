@@ -2,7 +2,7 @@
 // headless shell in a browser, and keeps the back button meaningful.
 import { useEffect, useState } from 'react';
 
-export const PAGES = ['agent', 'connections', 'combos', 'cooldowns', 'breakers', 'errorRules', 'settings', 'logs', 'sessions', 'leases', 'app'] as const;
+export const PAGES = ['agent', 'connections', 'combos', 'cooldowns', 'breakers', 'errorRules', 'settings', 'prices', 'logs', 'sessions', 'leases', 'app'] as const;
 export type PageId = (typeof PAGES)[number];
 
 export function pageFromHash(hash: string): PageId {

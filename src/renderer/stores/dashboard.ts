@@ -18,6 +18,7 @@ import { createLoadStatus, TOPICS, type Topic } from './loadStatus';
 import { createLogsStore } from './logsStore';
 import { createResilienceStore } from './resilienceStore';
 import { createSessionsStore } from './sessionsStore';
+import { createPricesStore } from './pricesStore';
 import { createSettingsStore } from './settingsStore';
 import { createToastStore } from './toastStore';
 
@@ -56,6 +57,7 @@ export function createDashboard(o: DashboardOptions) {
   const combos = createCombosStore(ctx);
   const claude = createClaudeStore(ctx);
   const sessions = createSessionsStore(ctx);
+  const prices = createPricesStore(ctx);
 
   const readers: Record<Topic, () => Promise<void>> = {
     app: () => app.getState().load(),
@@ -69,6 +71,7 @@ export function createDashboard(o: DashboardOptions) {
     claude: () => claude.getState().load(),
     sessions: () => sessions.getState().loadSessions(),
     leases: () => sessions.getState().loadLeases(),
+    prices: () => prices.getState().load(),
   };
   /** Reads one topic again (a page's retry): its last error is cleared while the read runs. */
   const reload = (topic: Topic): Promise<void> => {
@@ -123,6 +126,7 @@ export function createDashboard(o: DashboardOptions) {
     combos,
     claude,
     sessions,
+    prices,
     reload,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again
