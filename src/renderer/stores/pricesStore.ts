@@ -71,7 +71,7 @@ export interface PricesState {
 }
 
 export function createPricesStore(ctx: StoreContext) {
-  return createStore<PricesState>()((set, get) => {
+  return createStore<PricesState>()((set) => {
     const { run, setPending } = pendingActions(ctx, set);
     const load = async () => {
       try {
