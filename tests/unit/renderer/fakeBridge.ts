@@ -44,6 +44,7 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   listClaudeAccounts: async () => ({ now: 1_000_000, accounts: [] }),
   listSessions: async () => ({ now: 1_000_000, ttlMs: 3_600_000, sessions: [] }),
   listLeases: async () => ({ now: 1_000_000, leases: [] }),
+  listPrices: async () => ({ entries: [] }),
 };
 
 export type FakeBridge = Bridge & {
