@@ -13,6 +13,7 @@ import { CombosPage } from './features/combos/CombosPage';
 import { ConnectionsPage } from './features/connections/ConnectionsPage';
 import { CooldownsPage } from './features/cooldowns/CooldownsPage';
 import { LeasesPage } from './features/leases/LeasesPage';
+import { PriceCatalogue } from './features/prices/PriceCatalogue';
 import { ErrorRulesPage } from './features/errorRules/ErrorRulesPage';
 import { LogsPage } from './features/logs/LogsPage';
 import { OverviewPage } from './features/overview/OverviewPage';
@@ -33,6 +34,7 @@ const TITLES: Record<PageId, string> = {
   breakers: 'Provider breakers',
   errorRules: 'Error rules',
   settings: 'Resilience settings',
+  prices: 'Prices',
   logs: 'Request log',
   sessions: 'Sessions',
   leases: 'Leases',
@@ -115,6 +117,7 @@ function Connected({ onUnauthorized, onForgetToken }: { onUnauthorized: () => vo
           {page === 'breakers' && <BreakersPage />}
           {page === 'errorRules' && <ErrorRulesPage />}
           {page === 'settings' && <SettingsPage />}
+          {page === 'prices' && <PriceCatalogue />}
           {page === 'logs' && <LogsPage />}
           {page === 'sessions' && <SessionsPage />}
           {page === 'leases' && <LeasesPage />}

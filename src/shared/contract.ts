@@ -44,7 +44,7 @@ import { checkOutboundProxy } from './outboundProxy';
 import { LOG_STATUS_CLASSES } from './logQuery';
 import { AGENT_CONFIG_AGENTS, type AgentConfigStatus } from './agentConfig';
 import type { NotificationsFeed } from './notifications';
-import { EXPORT_FORMATS, USAGE_GRAINS_NAMES, USAGE_RANGES, type ExportFile, type StateTimelineView, type UsageReport } from './usage';
+import { EXPORT_FORMATS, USAGE_GRAINS_NAMES, USAGE_RANGES, type ExportFile, type PriceCatalogueView, type PriceEntry, type StateTimelineView, type UsageReport } from './usage';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -757,6 +757,38 @@ export const contract = {
     path: '/api/model-catalog',
     input: none,
     summary: 'Context windows and prices the combo strategies use (built-in, plus the settings that override them).',
+  }),
+  // The price catalogue (issue 23): USD per million tokens, built-in and edited.
+  listPrices: method<PriceCatalogueView>()({
+    http: 'GET',
+    path: '/api/prices',
+    input: none,
+    summary: 'Model prices per million tokens (input, output, cache reads and writes), each with its date and whether it is built in or edited.',
+  }),
+  setPrice: method<PriceEntry>()({
+    http: 'PUT',
+    path: '/api/prices',
+    input: z
+      .object({
+        model: z.string().max(200),
+        price: z
+          .object({
+            input: z.number(),
+            output: z.number(),
+            cacheRead: z.number().nullable().optional(),
+            cacheWrite: z.number().nullable().optional(),
+          })
+          .strict(),
+        asOf: z.string().max(20).nullable().optional(),
+      })
+      .strict(),
+    summary: 'Set the price of a model or of every model whose name starts with it; it overrides the built-in price. The date defaults to today.',
+  }),
+  resetPrice: method<{ reset: boolean; entry: PriceEntry | null }>()({
+    http: 'POST',
+    path: '/api/prices/reset',
+    input: z.object({ model: z.string().max(200) }).strict(),
+    summary: 'Remove an edited price: the built-in price (if there is one) applies again.',
   }),
   // Claude subscription accounts (issue 13).
   startClaudeLogin: method<ClaudeLoginStart>()({

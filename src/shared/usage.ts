@@ -92,6 +92,8 @@ export interface PriceEntry {
   /** The day the price was published or checked (YYYY-MM-DD). */
   asOf: string;
   source: 'built-in' | 'edited';
+  /** Set when the price comes from the "Model prices" setting (no date; changed in Settings, not here). */
+  fromSetting?: true;
 }
 
 export interface PriceCatalogueView {

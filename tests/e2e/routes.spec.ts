@@ -22,6 +22,7 @@ const HEADINGS = {
   breakers: 'Provider breakers',
   errorRules: 'Error rules',
   settings: 'Resilience settings',
+  prices: 'Prices',
   logs: 'Request log',
   sessions: 'Sessions',
   leases: 'Leases',
@@ -131,6 +132,7 @@ test('at 800 px the sidebar is a rail that opens and closes, and every page head
     connections: 'Add connection',
     combos: 'New combo',
     breakers: 'Reset all',
+    prices: 'Add a price',
   };
   for (const id of PAGES) {
     // Through the rail: its links keep their names.

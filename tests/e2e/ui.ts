@@ -13,6 +13,7 @@ export type PageName =
   | 'Provider breakers'
   | 'Error rules'
   | 'Resilience settings'
+  | 'Prices'
   | 'Request log'
   | 'Sessions'
   | 'Leases'

@@ -36,6 +36,8 @@ import { statusRestatementInterceptor } from './resilience/statusRestatement';
 import { ComboRegistry } from './routing/combos/comboRegistry';
 import { ComboRouter } from './routing/combos/comboRouter';
 import { ModelCatalog } from './routing/combos/modelCatalog';
+import { PriceCatalogue } from './usage/prices';
+import { PricesRepo } from './store/pricesRepo';
 import { ToolLimits } from './routing/toolLimits';
 import { QuotaSignals, quotaSignalsInterceptor } from './routing/combos/quotaSignals';
 import { SessionAffinity } from './routing/affinity/sessionAffinity';
@@ -216,7 +218,9 @@ export async function createEngine(o: EngineOptions) {
       quota.forget(id);
     }
   });
-  const catalog = new ModelCatalog();
+  // One price catalogue: the combo strategies read it through the model catalog, the request log prices by it.
+  const prices = new PriceCatalogue(new PricesRepo(db, () => clock.now()));
+  const catalog = new ModelCatalog(undefined, prices);
   const applyCatalog = () =>
     catalog.setOverrides({ contextWindows: settings.values['combos.contextWindows'], modelPrices: settings.values['combos.modelPrices'] });
   applyCatalog();
@@ -299,6 +303,7 @@ export async function createEngine(o: EngineOptions) {
     combos: comboRouter,
     sessions,
     toolLimits: new ToolLimits(),
+    prices,
     leases: new LeaseEndpoint({ book: leaseBook, connection: (id) => registry.get(id), exclusion, clock, log: log.child('leases') }),
     requestLog,
     timeouts,
@@ -347,6 +352,7 @@ export async function createEngine(o: EngineOptions) {
     tester: new ConnectionTester(registry, upstream, clock, redactor, (c) => timeouts.of(c)),
     combos,
     catalog,
+    prices,
     claude,
     errorRules,
     egress,

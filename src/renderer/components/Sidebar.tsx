@@ -18,6 +18,7 @@ const NAV: { id: PageId; label: string; section?: string }[] = [
   { id: 'breakers', label: 'Provider breakers' },
   { id: 'errorRules', label: 'Error rules' },
   { id: 'settings', label: 'Resilience settings' },
+  { id: 'prices', label: 'Prices' },
   { id: 'logs', label: 'Request log', section: 'Traffic' },
   { id: 'sessions', label: 'Sessions' },
   { id: 'leases', label: 'Leases' },

@@ -78,6 +78,12 @@ export const icons = {
       <path d="M5.5 7V5a2.5 2.5 0 015 0v2" />
     </Icon>
   ),
+  prices: (
+    <Icon>
+      <path d="M8.5 2.5H13.5V7.5L7.5 13.5 2.5 8.5Z" />
+      <circle cx="11" cy="5" r="1" />
+    </Icon>
+  ),
   app: (
     <Icon>
       <circle cx="8" cy="8" r="6" />

@@ -19,6 +19,7 @@ import { createLogsStore } from './logsStore';
 import { createNotificationsStore } from './notificationsStore';
 import { createResilienceStore } from './resilienceStore';
 import { createSessionsStore } from './sessionsStore';
+import { createPricesStore } from './pricesStore';
 import { createSettingsStore } from './settingsStore';
 import { createToastStore } from './toastStore';
 import { createUsageStore, type Schedule } from './usageStore';
@@ -62,6 +63,7 @@ export function createDashboard(o: DashboardOptions) {
   const sessions = createSessionsStore(ctx);
   const notifications = createNotificationsStore(ctx);
   const usage = createUsageStore(ctx, o.schedule);
+  const prices = createPricesStore(ctx);
 
   const readers: Record<Topic, () => Promise<void>> = {
     app: () => app.getState().load(),
@@ -77,6 +79,7 @@ export function createDashboard(o: DashboardOptions) {
     leases: () => sessions.getState().loadLeases(),
     notifications: () => notifications.getState().load(),
     usage: () => usage.getState().load(),
+    prices: () => prices.getState().load(),
   };
   /** Reads one topic again (a page's retry): its last error is cleared while the read runs. */
   const reload = (topic: Topic): Promise<void> => {
@@ -137,6 +140,7 @@ export function createDashboard(o: DashboardOptions) {
     sessions,
     notifications,
     usage,
+    prices,
     reload,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again

@@ -20,7 +20,7 @@ describe('Anthropic clients, Chat upstream answers', () => {
     ]);
     expect(m.stop_reason).toBe('tool_use');
     expect(m.usage).toMatchObject({ input_tokens: 82, output_tokens: 17 });
-    expect(t.usage()).toEqual({ inputTokens: 82, outputTokens: 17 });
+    expect(t.usage()).toEqual({ inputTokens: 82, outputTokens: 17, cacheReadTokens: 0, cacheWriteTokens: null });
   });
 
   it('reasoning_content becomes a thinking block; length becomes max_tokens', async () => {
@@ -46,7 +46,7 @@ describe('Chat clients, Anthropic upstream answers', () => {
     expect(c.choices[0]!.finish_reason).toBe('tool_calls');
     expect(c.usage).toMatchObject({ prompt_tokens: 1584, completion_tokens: 92, prompt_tokens_details: { cached_tokens: 1200 } });
     expect(c.created).toBe(1767323045);
-    expect(t.usage()).toEqual({ inputTokens: 1584, outputTokens: 92 });
+    expect(t.usage()).toEqual({ inputTokens: 1584, outputTokens: 92, cacheReadTokens: 1200, cacheWriteTokens: 0 });
   });
 
   it('thinking becomes reasoning_content; redacted thinking and signatures are not shown', async () => {

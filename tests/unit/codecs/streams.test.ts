@@ -75,7 +75,7 @@ describe('Anthropic clients served by a Chat upstream (read back by the Anthropi
     expect(message.usage).toMatchObject({ input_tokens: 15, cache_read_input_tokens: 4, output_tokens: 10 });
     expect(events[0]).toBe('message_start');
     expect(events.at(-1)).toBe('message_stop');
-    expect(usage).toEqual({ inputTokens: 19, outputTokens: 10 });
+    expect(usage).toEqual({ inputTokens: 19, outputTokens: 10, cacheReadTokens: 4, cacheWriteTokens: null });
   });
 
   it('parallel tool calls: text then two tool_use blocks with the upstream ids, stop_reason tool_use', async () => {

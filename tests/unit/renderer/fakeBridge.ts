@@ -48,6 +48,7 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   listLeases: async () => ({ now: 1_000_000, leases: [] }),
   getUsage: async (input?: { range?: UsageRange }) => usageReport({ range: input?.range ?? 'day' }),
   getStateTimeline: async (input?: { from?: number; to?: number }) => ({ from: input?.from ?? 0, to: input?.to ?? 0, connections: [] }),
+  listPrices: async () => ({ entries: [] }),
 };
 
 export type FakeBridge = Bridge & {

@@ -25,7 +25,7 @@ describe('Anthropic frames', () => {
     });
     expect(f.kind).toBe('meta');
     expect(f.output).toBe(false);
-    expect(f.usage).toEqual({ inputTokens: 17, outputTokens: 1 });
+    expect(f.usage).toEqual({ inputTokens: 17, outputTokens: 1, cacheReadTokens: 5, cacheWriteTokens: 2 });
   });
 
   it('an empty text block start is metadata; a text delta is output with its length', () => {

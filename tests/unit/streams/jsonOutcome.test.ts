@@ -13,7 +13,7 @@ describe('jsonOutcome', () => {
         stop_reason: 'end_turn',
         usage: { input_tokens: 3, cache_read_input_tokens: 4, output_tokens: 2 },
       }),
-    ).toEqual({ output: true, reasoning: false, stopReason: 'end_turn', error: null, usage: { inputTokens: 7, outputTokens: 2 } });
+    ).toEqual({ output: true, reasoning: false, stopReason: 'end_turn', error: null, usage: { inputTokens: 7, outputTokens: 2, cacheReadTokens: 4 } });
     const thinkingOnly = jsonOutcome('anthropic-messages', { content: [{ type: 'thinking', thinking: 'x', signature: 's' }], stop_reason: 'max_tokens' });
     expect(thinkingOnly).toMatchObject({ output: false, reasoning: true, stopReason: 'max_tokens' });
     expect(jsonOutcome('anthropic-messages', { content: [{ type: 'tool_use', id: 't', name: 'n', input: {} }] }).output).toBe(true);

@@ -69,7 +69,7 @@ export class Translator implements ResponseTranslator {
 
   usage(): TranslatedUsage {
     const u = this.jsonUsage ?? this.writer.usageSoFar;
-    return { inputTokens: u.input, outputTokens: u.output };
+    return { inputTokens: u.input, outputTokens: u.output, cacheReadTokens: u.cachedInput, cacheWriteTokens: u.cacheWrite };
   }
 
   clientState(): ClientState {

@@ -55,6 +55,9 @@ export interface TranslatedUsage {
   /** Prompt tokens including cached ones. */
   inputTokens: number | null;
   outputTokens: number | null;
+  /** The parts of `inputTokens` read from and written to the upstream's prompt cache; null when it did not say. */
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
 }
 
 /** One attempt's response translation (stateful; create one per attempt). */

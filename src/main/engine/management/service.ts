@@ -25,6 +25,7 @@ import { remainingHolds, toRemaining, type HealthSnapshot, type RemainingHold } 
 import type { EgressIps } from '../upstream/egressIps';
 import type { ComboRegistry } from '../routing/combos/comboRegistry';
 import type { ModelCatalog } from '../routing/combos/modelCatalog';
+import { PriceInputError, type PriceCatalogue } from '../usage/prices';
 import type { SettingsService } from '../settings/settingsService';
 import type { AgentConfigWriter } from './agentConfig';
 import { AGENT_CONFIG_AGENTS } from '../../../shared/agentConfig';
@@ -52,6 +53,8 @@ export interface ManagementDeps {
   tester: ConnectionTester;
   combos: ComboRegistry;
   catalog: ModelCatalog;
+  /** The price catalogue (the model catalog's prices come from it too). */
+  prices: PriceCatalogue;
   claude: ClaudeAccounts;
   errorRules: ErrorRuleRegistry;
   egress: Pick<EgressIps, 'probe'>;
@@ -65,6 +68,19 @@ export interface ManagementDeps {
   agentConfigs: AgentConfigWriter;
   /** The notification feed and the state timeline (notifications/). */
   notifications: NotificationHandlers;
+}
+
+/** The UTC day of a time, as a price's date. */
+const dayOf = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** Runs a price edit; a price that cannot be kept is a 400 (404: nothing to reset) with a plain message. */
+function priceCall<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof PriceInputError) throw new ApiError(err.code === 'price_not_found' ? 404 : 400, err.code, err.message);
+    throw err;
+  }
 }
 
 const isResilienceKey = (k: SettingKey) => settingDefs[k].resilience === true;
@@ -270,6 +286,12 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
       return { deleted: true };
     },
     getModelCatalog: async () => d.catalog.entries(),
+    listPrices: async () => d.prices.view(),
+    setPrice: async (input) => priceCall(() => d.prices.set(input, dayOf(d.clock.now()))),
+    resetPrice: async ({ model }) => priceCall(() => {
+      const entry = d.prices.reset(model);
+      return { reset: true, entry };
+    }),
 
     startClaudeLogin: async (input) => d.claude.startLogin(input),
     completeClaudeLogin: async ({ loginId, code }) => d.claude.completeLogin(loginId, code),

@@ -5,7 +5,7 @@
 // so a stream that dies early can still fail over.
 import type { ServerResponse } from 'node:http';
 import type { UpstreamResponse } from '../upstream/client';
-import type { UsageTap } from '../upstream/usage';
+import type { TappedUsage, UsageTap } from '../upstream/usage';
 
 export type FirstChunk = { kind: 'chunk'; chunk: Buffer } | { kind: 'end' } | { kind: 'error'; error: unknown };
 export type PumpResult = { ok: true } | { ok: false; error: unknown };
@@ -19,7 +19,7 @@ export interface ResponseBody {
   pipeTo(res: ServerResponse, first: Buffer | null, tap: UsageTap): Promise<PumpResult>;
   destroy(): void;
   /** Token usage when the body knows it better than the byte tap on what was written (translated bodies). */
-  usage?(): { inputTokens: number | null; outputTokens: number | null };
+  usage?(): TappedUsage;
 }
 
 /** Receives the body's chunks once handed over. `data` returning false pauses the body until `resume()`. */

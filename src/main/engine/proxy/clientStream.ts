@@ -31,6 +31,7 @@ import type { InboundCall } from './inbound';
 import { servedHeaders } from './requestRecord';
 import type { StreamFailureCode } from './translatedBody';
 import type { UpstreamStream } from './upstreamStream';
+import type { TappedUsage } from '../upstream/usage';
 
 /** How one attempt's part of the client's stream ended. */
 export type AttemptEnd =
@@ -184,7 +185,7 @@ export class ClientStream {
   /** Monotonic time of the commit (the first bytes to the client). */
   commitAt: number | null = null;
   /** Token usage the upstreams reported, summed over the delivered attempts (for the request log). */
-  readonly usage = { inputTokens: null as number | null, outputTokens: null as number | null };
+  readonly usage: TappedUsage = { inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null };
   /** The last attempt whose answer broke (continued by the next one that reaches the client). */
   private cut: AttemptEntry | null = null;
   /** The model of the attempt writing now (for ids the writer makes up). */
@@ -347,6 +348,8 @@ export class ClientStream {
     const u = stream.frames.usage;
     if (u.inputTokens !== null) this.usage.inputTokens = (this.usage.inputTokens ?? 0) + u.inputTokens;
     if (u.outputTokens !== null) this.usage.outputTokens = (this.usage.outputTokens ?? 0) + u.outputTokens;
+    if (u.cacheReadTokens !== undefined) this.usage.cacheReadTokens = (this.usage.cacheReadTokens ?? 0) + u.cacheReadTokens;
+    if (u.cacheWriteTokens !== undefined) this.usage.cacheWriteTokens = (this.usage.cacheWriteTokens ?? 0) + u.cacheWriteTokens;
   }
 
   private close(text: string): void {

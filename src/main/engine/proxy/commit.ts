@@ -3,16 +3,14 @@
 // it), then the body piped with backpressure while its token usage is read from the head and tail.
 // What happens when the body breaks after commit is delivery.ts's decision; this only reports it.
 import { HOP_BY_HOP } from '../upstream/headers';
-import { UsageTap } from '../upstream/usage';
+import { UsageTap, type TappedUsage } from '../upstream/usage';
 import type { Target } from '../routing/target';
 import type { ReadyResponse } from './attempt';
 import type { ResponseBody } from './bodyReader';
 import type { InboundCall } from './inbound';
 import { servedHeaders } from './requestRecord';
 
-export type CommitResult =
-  | { completed: true; inputTokens: number | null; outputTokens: number | null }
-  | { completed: false; inputTokens: number | null; outputTokens: number | null; error: unknown };
+export type CommitResult = ({ completed: true } & TappedUsage) | ({ completed: false; error: unknown } & TappedUsage);
 
 export async function commitResponse(call: InboundCall, target: Target, ready: ReadyResponse<ResponseBody>): Promise<CommitResult> {
   const res = call.res;

@@ -15,6 +15,7 @@ import { sleep, type Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
 import type { Logger, SecretRedactor } from '../logger';
 import type { RequestLog } from '../logs/requestLog';
+import type { PriceCatalogue } from '../usage/prices';
 import type { Exclusion, ResiliencePort } from '../resilience/port';
 import type { ComboRouter } from '../routing/combos/comboRouter';
 import { ModelCatalog } from '../routing/combos/modelCatalog';
@@ -72,6 +73,8 @@ export interface PipelineDeps {
   sessions?: SessionRouting;
   /** Tool-count limits learnt from refusals, across requests (absent: remembered per request only). */
   toolLimits?: ToolLimits;
+  /** The price catalogue each served request's cost is read from (absent: built-in prices only). */
+  prices?: PriceCatalogue;
 }
 
 /** One request's abort signal: the client went away, or the running attempt's execution budget ended. */

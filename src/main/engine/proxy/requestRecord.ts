@@ -6,6 +6,8 @@ import { modelHeaderValue } from '../../../shared/modelIds';
 import type { AffinityTrace, AttemptEntry, ComboTrace, ComboTraceRow, LeaseTrace, RequestLogEntry, RequestWait, SkipEntry } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { RequestLog } from '../logs/requestLog';
+import type { TappedUsage } from '../upstream/usage';
+import { PriceCatalogue } from '../usage/prices';
 import type { Exclusion, UpstreamFailure } from '../resilience/port';
 import type { RoutePlan } from '../routing/plan';
 import type { Target } from '../routing/target';
@@ -17,7 +19,12 @@ import type { InboundCall } from './inbound';
 export interface RecordDeps {
   clock: Clock;
   requestLog: RequestLog;
+  /** Prices each served request (absent: the built-in prices only). */
+  prices?: Pick<PriceCatalogue, 'costOf'>;
 }
+
+/** The catalogue a record without one prices by: built-in prices only. */
+const builtInPrices = new PriceCatalogue();
 
 /** The request path as logged: never its query string (it may carry a key or a token). */
 export const loggedPath = (url: string | undefined): string => {
@@ -216,11 +223,11 @@ export class RequestRecord {
    * A stream reached the client (clientStream.ts): `target` wrote its last part, `usage` sums every
    * delivered attempt, `end` says why it did not end cleanly (null: it did).
    */
-  streamed(target: Target, commitAt: number, usage: { inputTokens: number | null; outputTokens: number | null }, end: { code: string; message: string } | null): void {
+  streamed(target: Target, commitAt: number, usage: TappedUsage, end: { code: string; message: string } | null): void {
     this.served(target, commitAt, usage, end);
   }
 
-  private served(target: Target, firstByteAt: number, usage: { inputTokens: number | null; outputTokens: number | null }, end: { code: string; message: string } | null): void {
+  private served(target: Target, firstByteAt: number, usage: TappedUsage, end: { code: string; message: string } | null): void {
     const e = this.entry();
     e.status = this.call.res.statusCode;
     served(e, target);
@@ -232,6 +239,10 @@ export class RequestRecord {
     e.ttfbMs = Math.round(firstByteAt - this.call.startMono);
     e.inputTokens = usage.inputTokens;
     e.outputTokens = usage.outputTokens;
+    e.cacheReadTokens = usage.cacheReadTokens;
+    e.cacheWriteTokens = usage.cacheWriteTokens;
+    // Priced once, here, as the request finishes (a memoised lookup): a later price edit never rewrites it.
+    e.costUsd = (this.deps.prices ?? builtInPrices).costOf(e.model, usage);
     if (end) {
       e.errorCode = end.code;
       e.errorMessage = end.message.slice(0, 500);

@@ -1,6 +1,7 @@
 // A translated non-stream answer: what commit.ts pipes instead of the upstream bytes (one JSON
 // buffer). Translated streams are rendered by clientStream.ts, frame by frame.
 import type { ServerResponse } from 'node:http';
+import type { TappedUsage } from '../upstream/usage';
 import type { PumpResult, ResponseBody } from './bodyReader';
 
 /** Why a committed stream did not end cleanly (the request log keeps it as the attempt's errorCode). */
@@ -10,7 +11,7 @@ export type StreamFailureCode = 'stream_truncated' | 'upstream_stream_error' | '
 export class TranslatedJson implements ResponseBody {
   constructor(
     private readonly buf: Buffer,
-    private readonly counted: { inputTokens: number | null; outputTokens: number | null },
+    private readonly counted: TappedUsage,
   ) {}
 
   usage() {

@@ -32,6 +32,10 @@ interface LogRow {
   duration_ms: number | null;
   input_tokens: number | null;
   output_tokens: number | null;
+  /** Migration 12. */
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
+  cost_usd?: number | null;
   skipped: string;
   combo: string | null;
   /** JSON {affinity, lease} (migration 5). */
@@ -184,6 +188,9 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
     durationMs: r.duration_ms,
     inputTokens: r.input_tokens,
     outputTokens: r.output_tokens,
+    cacheReadTokens: r.cache_read_tokens ?? null,
+    cacheWriteTokens: r.cache_write_tokens ?? null,
+    costUsd: r.cost_usd ?? null,
     attempts,
     skipped,
     combo,
@@ -203,8 +210,8 @@ function entryFromRow(r: LogRow, attempts: AttemptEntry[]): RequestLogEntry | { 
 export const LOG_WRITE_SQL = [
   `INSERT INTO proxy_logs (id, started_at, protocol, path, client_key_id, requested_model, model, stream, status,
      error_code, error_message, connection_id, connection_name, provider, ttfb_ms, duration_ms, input_tokens,
-     output_tokens, skipped, combo, session, waits)
-   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+     output_tokens, skipped, combo, session, waits, cache_read_tokens, cache_write_tokens, cost_usd)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   `INSERT INTO proxy_log_attempts (request_id, attempt, connection_id, connection_name, provider, model, started_at,
      status, error_class, error_code, error_message, ttfb_ms, duration_ms, failed_over, queued_ms, translated, dropped, last_resort, via, egress_ip,
      first_output_ms, bytes, frames, output_frames, watchdog, continued_elsewhere, continuation, prefill_refused,
@@ -255,6 +262,9 @@ export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
       e.combo ? JSON.stringify(e.combo) : null,
       e.affinity || e.lease ? JSON.stringify({ affinity: e.affinity ?? null, lease: e.lease ?? null }) : null,
       e.waits?.length ? JSON.stringify(e.waits) : null,
+      e.cacheReadTokens ?? null,
+      e.cacheWriteTokens ?? null,
+      e.costUsd ?? null,
     ]);
     for (const a of e.attempts) {
       ops.push([

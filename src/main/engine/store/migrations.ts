@@ -298,6 +298,28 @@ export const migrations: Migration[] = [
     sql: ['usage_minute', 'usage_hour', 'usage_day'].map(usageRollupTable).join('\n'),
   },
   {
+    version: 12,
+    name: 'cost: cache tokens and cost per request, and the operator\'s model prices',
+    // Issue 23. Each request's prompt-cache reads and writes (parts of input_tokens) and its cost in
+    // USD, priced once when it finished (NULL: not reported / the model had no price). model_prices
+    // holds the prices edited in the dashboard (USD per million tokens; a NULL cache price means the
+    // input price), each with the day it applies from; they override the built-in list.
+    sql: `
+      ALTER TABLE proxy_logs ADD COLUMN cache_read_tokens INTEGER;
+      ALTER TABLE proxy_logs ADD COLUMN cache_write_tokens INTEGER;
+      ALTER TABLE proxy_logs ADD COLUMN cost_usd REAL;
+      CREATE TABLE model_prices (
+        model TEXT PRIMARY KEY,
+        input REAL NOT NULL,
+        output REAL NOT NULL,
+        cache_read REAL,
+        cache_write REAL,
+        as_of TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
+  {
     version: 13,
     name: 'notifications and connection state spans',
     // Issue 23. The notification feed (bounded, newest kept; a repeat of the same kind and subject

@@ -24,6 +24,10 @@ export interface FrameUsage {
   /** Prompt tokens including cache reads and writes (Anthropic's three input counters summed). */
   inputTokens: number | null;
   outputTokens: number | null;
+  /** The part of `inputTokens` read from the provider's prompt cache; absent when the frame does not say. */
+  cacheReadTokens?: number;
+  /** The part of `inputTokens` written to the prompt cache (Anthropic); absent when the frame does not say. */
+  cacheWriteTokens?: number;
 }
 
 export interface Frame {
@@ -86,17 +90,24 @@ const len = (v: unknown): number => (typeof v === 'string' ? v.length : 0);
 function anthropicUsage(u: any): FrameUsage | null {
   if (!u || typeof u !== 'object') return null;
   const input = num(u.input_tokens);
-  const cacheRead = num(u.cache_read_input_tokens) ?? 0;
-  const cacheWrite = num(u.cache_creation_input_tokens) ?? 0;
-  return { inputTokens: input === null ? null : input + cacheRead + cacheWrite, outputTokens: num(u.output_tokens) };
+  const read = num(u.cache_read_input_tokens);
+  const write = num(u.cache_creation_input_tokens);
+  const out: FrameUsage = { inputTokens: input === null ? null : input + (read ?? 0) + (write ?? 0), outputTokens: num(u.output_tokens) };
+  if (read !== null) out.cacheReadTokens = read;
+  if (write !== null) out.cacheWriteTokens = write;
+  return out;
 }
 
 function openaiUsage(u: any): FrameUsage | null {
   if (!u || typeof u !== 'object') return null;
-  return {
+  const out: FrameUsage = {
     inputTokens: num(u.prompt_tokens) ?? num(u.input_tokens),
     outputTokens: num(u.completion_tokens) ?? num(u.output_tokens),
   };
+  // Chat: prompt_tokens_details.cached_tokens; Responses: input_tokens_details.cached_tokens (parts of the input).
+  const read = num(u.prompt_tokens_details?.cached_tokens) ?? num(u.input_tokens_details?.cached_tokens);
+  if (read !== null) out.cacheReadTokens = read;
+  return out;
 }
 
 function classifyAnthropic(d: Draft, j: any, event: string | null): void {

@@ -53,6 +53,8 @@ export class FrameReader {
   private _stopReason: string | null = null;
   private _inputTokens: number | null = null;
   private _outputTokens: number | null = null;
+  private _cacheRead: number | null = null;
+  private _cacheWrite: number | null = null;
 
   constructor(readonly shape: ApiShape) {
     this.parser = createParser({
@@ -114,7 +116,10 @@ export class FrameReader {
   }
   /** The latest usage the stream reported (Anthropic: message_start then message_delta; OpenAI: the usage chunk). */
   get usage(): FrameUsage {
-    return { inputTokens: this._inputTokens, outputTokens: this._outputTokens };
+    const u: FrameUsage = { inputTokens: this._inputTokens, outputTokens: this._outputTokens };
+    if (this._cacheRead !== null) u.cacheReadTokens = this._cacheRead;
+    if (this._cacheWrite !== null) u.cacheWriteTokens = this._cacheWrite;
+    return u;
   }
 
   private collect(): PushResult {
@@ -139,6 +144,8 @@ export class FrameReader {
       if (f.usage) {
         if (f.usage.inputTokens !== null) this._inputTokens = f.usage.inputTokens;
         if (f.usage.outputTokens !== null) this._outputTokens = f.usage.outputTokens;
+        if (f.usage.cacheReadTokens !== undefined) this._cacheRead = f.usage.cacheReadTokens;
+        if (f.usage.cacheWriteTokens !== undefined) this._cacheWrite = f.usage.cacheWriteTokens;
       }
     }
     this._frames += frames.length;

@@ -40,10 +40,11 @@ export function jsonOutcome(shape: ApiShape, body: unknown): JsonOutcome {
     const u = j.usage;
     if (u) {
       const input = num(u.input_tokens);
-      out.usage = {
-        inputTokens: input === null ? null : input + (num(u.cache_read_input_tokens) ?? 0) + (num(u.cache_creation_input_tokens) ?? 0),
-        outputTokens: num(u.output_tokens),
-      };
+      const read = num(u.cache_read_input_tokens);
+      const write = num(u.cache_creation_input_tokens);
+      out.usage = { inputTokens: input === null ? null : input + (read ?? 0) + (write ?? 0), outputTokens: num(u.output_tokens) };
+      if (read !== null) out.usage.cacheReadTokens = read;
+      if (write !== null) out.usage.cacheWriteTokens = write;
     }
     return out;
   }
@@ -57,7 +58,11 @@ export function jsonOutcome(shape: ApiShape, body: unknown): JsonOutcome {
       if (nonEmpty(m.reasoning_content) || nonEmpty(m.reasoning)) out.reasoning = true;
     }
     out.stopReason = typeof c?.finish_reason === 'string' ? c.finish_reason : null;
-    if (j.usage) out.usage = { inputTokens: num(j.usage.prompt_tokens), outputTokens: num(j.usage.completion_tokens) };
+    if (j.usage) {
+      out.usage = { inputTokens: num(j.usage.prompt_tokens), outputTokens: num(j.usage.completion_tokens) };
+      const read = num(j.usage.prompt_tokens_details?.cached_tokens);
+      if (read !== null) out.usage.cacheReadTokens = read;
+    }
     return out;
   }
   for (const item of Array.isArray(j.output) ? j.output : []) {
@@ -71,6 +76,10 @@ export function jsonOutcome(shape: ApiShape, body: unknown): JsonOutcome {
   if (j.status === 'failed' || (j.error && typeof j.error === 'object')) out.error = errorFromObject(j.error ?? { message: 'the response failed' });
   out.stopReason =
     j.status === 'incomplete' ? (j.incomplete_details?.reason ?? 'incomplete') : typeof j.status === 'string' ? j.status : null;
-  if (j.usage) out.usage = { inputTokens: num(j.usage.input_tokens), outputTokens: num(j.usage.output_tokens) };
+  if (j.usage) {
+    out.usage = { inputTokens: num(j.usage.input_tokens), outputTokens: num(j.usage.output_tokens) };
+    const read = num(j.usage.input_tokens_details?.cached_tokens);
+    if (read !== null) out.usage.cacheReadTokens = read;
+  }
   return out;
 }

@@ -2,6 +2,8 @@
 // and the one served, the client key, the request id agents receive, and who served it (or, in
 // plain words, why no one did); filters by text or id, status and time range run in the engine.
 // Each request opens to its waits (with why), its attempts and the connections skipped, with why.
+import { cacheText, formatUsd, tokensText } from '../prices/costText';
+import { hrefOf } from '../../hooks/useRoute';
 import { Fragment, useCallback, useEffect, useState } from 'react';
 import { LoadState } from '../../components/LoadState';
 import { DataTable, type ColumnSpec } from '../../components/DataTable';
@@ -308,6 +310,12 @@ function Details({ e, now }: { e: RequestLogEntry; now: number }) {
         </div>
       )}
       <WaitDetails e={e} />
+      {cacheText(e) && (
+        <p className="small" data-testid="log-cache">
+          {cacheText(e)}
+          {e.costUsd != null && <> Estimated cost {formatUsd(e.costUsd)}, from the <a href={hrefOf('prices')}>price list</a> when the request finished.</>}
+        </p>
+      )}
       {e.combo && <ComboDetails c={e.combo} />}
       <SessionDetails e={e} />
       <h4>Attempts</h4>
@@ -466,8 +474,13 @@ export function LogsPage() {
                       {formatMs(e.durationMs)}
                       {e.ttfbMs !== null && <div className="muted small">first byte {formatMs(e.ttfbMs)}</div>}
                     </td>
-                    <td className="tabular">
-                      {e.inputTokens !== null || e.outputTokens !== null ? `${e.inputTokens ?? '?'} / ${e.outputTokens ?? '?'}` : '—'}
+                    <td className="tabular nowrap" data-testid="log-tokens">
+                      {tokensText(e) ?? '—'}
+                      {e.model && e.costUsd === null && e.status < 400 && (e.inputTokens !== null || e.outputTokens !== null) && (
+                        <div className="muted small">
+                          no price for this model (<a href={hrefOf('prices')}>Prices</a>)
+                        </div>
+                      )}
                     </td>
                   </tr>
                   {open && (
