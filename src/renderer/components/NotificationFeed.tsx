@@ -8,6 +8,7 @@ import { useDashboard, useSel } from '../hooks/dashboardContext';
 import { useServerNow } from '../hooks/useNow';
 import { formatAgo } from '../lib/format';
 import { Badge, type Tone } from './ui';
+import { icons } from './icons';
 import './notifications.css';
 
 const SEVERITY: Record<NotificationView['severity'], { tone: Tone; word: string }> = {
@@ -78,7 +79,7 @@ export function NotificationBell() {
         data-testid="notification-bell"
         onClick={() => setOpen(!open)}
       >
-        <span aria-hidden="true">🔔</span>
+        {icons.bell}
         {unread > 0 && (
           <span className="bell-count" data-testid="notification-unread">
             {unread > 99 ? '99+' : unread}

@@ -8,6 +8,12 @@ const Icon = ({ children }: { children: ReactNode }) => (
 );
 
 export const icons = {
+  bell: (
+    <Icon>
+      <path d="M4 11V7a4 4 0 0 1 8 0v4l1.25 1.5H2.75L4 11z" />
+      <path d="M6.5 14a1.6 1.6 0 0 0 3 0" />
+    </Icon>
+  ),
   overview: (
     <Icon>
       <path d="M2.5 13.5h11" />
