@@ -47,10 +47,10 @@ describe('upstream requests', () => {
     tap.push(Buffer.from('event: message_start\ndata: {"message":{"usage":{"input_tokens":321,"output_tokens":1}}}\n\n'));
     for (let i = 0; i < 2000; i++) tap.push(Buffer.from(`data: {"delta":{"text":"chunk ${i}"}}\n\n`));
     tap.push(Buffer.from('event: message_delta\ndata: {"usage":{"output_tokens":654}}\n\n'));
-    expect(tap.result()).toEqual({ inputTokens: 321, outputTokens: 654 });
+    expect(tap.result()).toEqual({ inputTokens: 321, outputTokens: 654, cacheReadTokens: null, cacheWriteTokens: null });
     const oa = new UsageTap();
     oa.push(Buffer.from('{"usage":{"prompt_tokens":9,"completion_tokens":6}}'));
-    expect(oa.result()).toEqual({ inputTokens: 9, outputTokens: 6 });
+    expect(oa.result()).toEqual({ inputTokens: 9, outputTokens: 6, cacheReadTokens: null, cacheWriteTokens: null });
   });
 });
 

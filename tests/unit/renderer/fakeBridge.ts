@@ -49,6 +49,7 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   getUsage: async (input?: { range?: UsageRange }) => usageReport({ range: input?.range ?? 'day' }),
   getStateTimeline: async (input?: { from?: number; to?: number }) => ({ from: input?.from ?? 0, to: input?.to ?? 0, connections: [] }),
   listPrices: async () => ({ entries: [] }),
+  listNotifications: async () => ({ items: [], unread: 0, muted: [] }),
 };
 
 export type FakeBridge = Bridge & {
