@@ -437,6 +437,7 @@ export function writeAnthropicRequest(ir: IrRequest, opts: RequestOptions): Reco
   if (ir.verbosity && ir.verbosity.value !== 'medium') {
     throw untranslatable(ir.verbosity.path, `verbosity "${ir.verbosity.value}" cannot be translated to Anthropic`);
   }
+  if (ir.safetySettings) note(dropped, ir.safetySettings.path, 'Anthropic has no safety settings');
   if (opts.stream) body.stream = true;
   return body;
 }

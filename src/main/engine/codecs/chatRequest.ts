@@ -369,6 +369,7 @@ export function writeChatRequest(ir: IrRequest, opts: RequestOptions): Record<st
     }
   }
   if (ir.verbosity) body.verbosity = ir.verbosity.value as 'low' | 'medium' | 'high';
+  if (ir.safetySettings) note(dropped, ir.safetySettings.path, 'Chat Completions has no safety settings');
   if (opts.stream) {
     body.stream = true;
     body.stream_options = { include_usage: true };

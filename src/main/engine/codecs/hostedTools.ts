@@ -17,13 +17,13 @@ export function isAnthropicServerTool(type: string): boolean {
 }
 
 /** Leaves a hosted tool out of the translated request, noted for the request log and the header. */
-export function dropHostedTool(ir: IrRequest, path: string, type: string, provider: 'OpenAI' | 'Anthropic'): void {
+export function dropHostedTool(ir: IrRequest, path: string, type: string, provider: 'OpenAI' | 'Anthropic' | 'Google'): void {
   if (!ir.droppedTools.includes(type)) ir.droppedTools.push(type);
   note(ir.dropped, path, `the "${type}" tool runs only on ${provider}; left out for this target`);
 }
 
 /** After the tools are read: refused when tools were offered and every one of them was left out. */
-export function checkToolsLeft(ir: IrRequest, provider: 'OpenAI' | 'Anthropic'): void {
+export function checkToolsLeft(ir: IrRequest, provider: 'OpenAI' | 'Anthropic' | 'Google'): void {
   if (ir.droppedTools.length > 0 && ir.tools.length === 0) {
     throw untranslatable('tools', `every tool in this request (${ir.droppedTools.join(', ')}) runs only on ${provider}; the target could use none of them`);
   }

@@ -14,7 +14,8 @@ export interface Field<T> {
 export type ImageSource = { type: 'base64'; mediaType: string; data: string } | { type: 'url'; url: string };
 
 export type IrPart =
-  | { kind: 'text'; text: string; path: string }
+  /** `thoughtSignature`: Gemini's own signature on this part, sent back only to a Gemini target. */
+  | { kind: 'text'; text: string; path: string; thoughtSignature?: string }
   | { kind: 'image'; source: ImageSource; detail: string | null; path: string }
   /** An inline document (PDF or plain text), base64 data. */
   | { kind: 'file'; mediaType: string; data: string; filename: string | null; path: string }
@@ -28,10 +29,11 @@ export type IrItem =
   | { type: 'system'; parts: IrTextPart[]; path: string }
   | { type: 'user'; parts: IrPart[]; path: string }
   | { type: 'assistant'; parts: IrTextPart[]; path: string }
-  | { type: 'tool_call'; id: string; name: string; arguments: string; path: string }
+  /** `thoughtSignature`: Gemini's own signature on the call, sent back only to a Gemini target. */
+  | { type: 'tool_call'; id: string; name: string; arguments: string; path: string; thoughtSignature?: string }
   | { type: 'tool_result'; callId: string; parts: IrPart[]; isError: boolean; path: string }
   /** Prior reasoning. Anthropic accepts it back only with its signature (or as redacted data). */
-  | { type: 'reasoning'; text: string; signature: string | null; redacted: string | null; path: string };
+  | { type: 'reasoning'; text: string; signature: string | null; redacted: string | null; path: string; thoughtSignature?: string };
 
 export interface IrTool {
   name: string;
@@ -73,6 +75,8 @@ export interface IrRequest {
   user: Field<string> | null;
   responseFormat: Field<IrResponseFormat> | null;
   verbosity: Field<string> | null;
+  /** Gemini safety settings: a Gemini target applies them, others note them as dropped. */
+  safetySettings?: Field<Record<string, unknown>[]>;
   /** Inbound paths accepted but not sent, with why (for the request log). */
   dropped: string[];
   /** Types of the provider-hosted tools left out (hostedTools.ts), for the response header. */
