@@ -530,7 +530,7 @@ export function writeGeminiRequest(ir: IrRequest, opts: RequestOptions): Record<
           into('model').push({ text: item.text, thought: true, thoughtSignature: item.thoughtSignature });
         } else if (!reasoningNoted) {
           reasoningNoted = true;
-          note(dropped, item.path, 'earlier reasoning from another provider is not sent to a Gemini target');
+          note(dropped, item.path, 'earlier reasoning without a Gemini signature is not sent to a Gemini target');
         }
         break;
       case 'tool_call': {
