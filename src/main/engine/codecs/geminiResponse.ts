@@ -5,8 +5,9 @@
 // Parts map one to one: `text` ↔ text, `{text, thought: true}` ↔ reasoning, `functionCall {id,
 // name, args}` ↔ tool call (ids kept; one made from the response id when Gemini gives none). A
 // `thoughtSignature` on a thought part is that reasoning's signature; on a text or function-call
-// part it is read as an empty signed reasoning just before the part, and written back onto the
-// function call that follows a signed reasoning, which is where Gemini wants it next turn.
+// part it is read as an empty signed reasoning just before the part, and an empty signed reasoning
+// is written back onto the part that follows it (a function call, where Gemini wants it next turn,
+// or text), so a Gemini answer read and written again keeps its signatures where they were.
 import type { InbandError } from '../streams/errorStatus';
 import type { Frame } from '../streams/frame';
 import { sseComment } from '../streams/sse';
@@ -141,7 +142,7 @@ export class GeminiChunkReader {
 
 type GeminiPart = Record<string, unknown>;
 
-/** The parts of a neutral answer; a signature with no thought text goes onto the function call after it. */
+/** The parts of a neutral answer; a signature with no thought text goes onto the part after it. */
 function partsOf(content: readonly IrContent[]): GeminiPart[] {
   const parts: GeminiPart[] = [];
   let carried: string | null = null;
@@ -151,8 +152,9 @@ function partsOf(content: readonly IrContent[]): GeminiPart[] {
   };
   for (const c of content) {
     if (c.type === 'text') {
-      flushCarried();
-      if (c.text) parts.push({ text: c.text });
+      if (!c.text) continue;
+      parts.push(carried ? { text: c.text, thoughtSignature: carried } : { text: c.text });
+      carried = null;
     } else if (c.type === 'reasoning') {
       flushCarried();
       // Redacted thinking has no Gemini form: it is not shown.
@@ -188,9 +190,10 @@ interface OpenCall {
 
 /**
  * Neutral events → Gemini chunks, as SSE `data:` events or as the elements of one JSON array.
- * Text and thoughts go out as they come; a function call is held until its arguments are complete
- * (the next block, or the end), because Gemini sends a call whole. The last chunk carries the
- * finishReason and the usage.
+ * Text and thoughts go out as they come. Function calls are held until text follows them or the
+ * answer ends, because Gemini sends a call whole and its arguments come in pieces; like Gemini,
+ * the last chunk then carries the calls with the finishReason and the usage. A signature waits
+ * for the part after it (see above).
  */
 export class GeminiChunkWriter implements IrWriter {
   private out = '';
@@ -285,9 +288,13 @@ export class GeminiChunkWriter implements IrWriter {
     return parts;
   }
 
-  private flush(): void {
+  /** Held calls out before other content; a signature no part took goes out as an empty signed thought. */
+  private flush(keepSignature: boolean): void {
+    const sig = keepSignature ? this.heldSignature : null;
+    if (keepSignature) this.heldSignature = null;
     const parts = this.heldParts();
     if (parts.length) this.chunk(parts);
+    this.heldSignature = sig;
   }
 
   start(id: string | null, model: string | null): void {
@@ -298,15 +305,18 @@ export class GeminiChunkWriter implements IrWriter {
 
   text(text: string): void {
     if (this.done || text === '') return;
-    this.flush();
+    this.flush(true);
     this.open = 'text';
     if (this.trackText) this.textSoFar += text;
-    this.chunk([{ text }]);
+    const part: GeminiPart = { text };
+    if (this.heldSignature) part.thoughtSignature = this.heldSignature;
+    this.heldSignature = null;
+    this.chunk([part]);
   }
 
   reasoning(text: string): void {
     if (this.done) return;
-    this.flush();
+    this.flush(false);
     this.open = 'thinking';
     if (text) this.chunk([{ text, thought: true }]);
   }
@@ -314,7 +324,7 @@ export class GeminiChunkWriter implements IrWriter {
   /** Held: it goes onto the next function call, or out as an empty signed thought. */
   signature(signature: string): void {
     if (this.done || !signature) return;
-    if (this.heldSignature) this.flush();
+    if (this.heldSignature) this.flush(false);
     this.heldSignature = signature;
   }
 
@@ -335,9 +345,7 @@ export class GeminiChunkWriter implements IrWriter {
   }
 
   blockEnd(): void {
-    if (this.done) return;
-    this.flush();
-    this.open = null;
+    if (!this.done) this.open = null;
   }
 
   usage(u: Partial<IrUsage>): void {
