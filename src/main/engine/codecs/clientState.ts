@@ -65,7 +65,16 @@ export interface ResponsesState extends CommonState {
   stopReason: IrStop | null;
 }
 
-export type ClientState = AnthropicState | ChatState | ResponsesState;
+export interface GeminiState extends CommonState {
+  shape: 'gemini';
+  framing: 'sse' | 'json-array';
+  /** A chunk was sent (JSON array: the opening bracket with it). */
+  started: boolean;
+  responseId: string;
+  model: string;
+}
+
+export type ClientState = AnthropicState | ChatState | ResponsesState | GeminiState;
 
 const str = (v: unknown, d = ''): string => (typeof v === 'string' ? v : d);
 const num = (v: unknown, d: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : d);

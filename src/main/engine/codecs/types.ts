@@ -41,6 +41,8 @@ export interface ResponseContext {
   requestId: string;
   /** Keep the visible text sent so far in the client state (for mid-stream recovery). */
   trackText?: boolean;
+  /** Gemini clients: the stream's framing, SSE (`alt=sse`) or one JSON array (without it). Default SSE. */
+  geminiFraming?: 'sse' | 'json-array';
 }
 
 export interface StreamEnd {

@@ -200,3 +200,57 @@ export function retryHintFromText(text: string, now: number): RetryHint | null {
 export function retryHintFrom(headers: Record<string, string>, body: string, now: number): RetryHint | null {
   return retryHintFromHeaders(headers, now) ?? retryHintFromBody(body, now);
 }
+
+/** One violation of a Google `QuotaFailure` detail: which quota ran out. */
+export interface GoogleQuotaViolation {
+  /** e.g. `GenerateRequestsPerDayPerProjectPerModel-FreeTier`. */
+  quotaId: string | null;
+  /** e.g. `generativelanguage.googleapis.com/generate_content_free_tier_requests`. */
+  quotaMetric: string | null;
+  /** The model the quota is counted for (`quotaDimensions.model`), when it says. */
+  model: string | null;
+  /** The quota is counted per model (by its id, or a model dimension). */
+  perModel: boolean;
+  /** The window the quota id names: a day's quota needs the long wait, a minute's passes soon. */
+  window: 'day' | 'hour' | 'minute' | null;
+}
+
+const QUOTA_WINDOW: [RegExp, GoogleQuotaViolation['window']][] = [
+  [/per ?day/i, 'day'],
+  [/per ?hour/i, 'hour'],
+  [/per ?minute/i, 'minute'],
+];
+
+/**
+ * The violations of a typed Google `QuotaFailure` detail (`error.details[]` with @type
+ * ...google.rpc.QuotaFailure) in an error body (an object, or the one-element array a JSON stream
+ * error comes as). Empty when there is none.
+ */
+export function googleQuotaFailure(body: string): GoogleQuotaViolation[] {
+  if (!body || !body.includes('QuotaFailure')) return [];
+  let j: any;
+  try {
+    j = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const err = Array.isArray(j) ? j[0]?.error : j?.error;
+  const out: GoogleQuotaViolation[] = [];
+  for (const d of Array.isArray(err?.details) ? err.details : []) {
+    if (typeof d?.['@type'] !== 'string' || !d['@type'].endsWith('google.rpc.QuotaFailure')) continue;
+    for (const v of Array.isArray(d.violations) ? d.violations : []) {
+      const quotaId = typeof v?.quotaId === 'string' ? v.quotaId : null;
+      const quotaMetric = typeof v?.quotaMetric === 'string' ? v.quotaMetric : null;
+      const model = typeof v?.quotaDimensions?.model === 'string' ? v.quotaDimensions.model : null;
+      const words = `${quotaId ?? ''} ${quotaMetric ?? ''}`;
+      out.push({
+        quotaId,
+        quotaMetric,
+        model,
+        perModel: model !== null || /per ?model/i.test(words),
+        window: QUOTA_WINDOW.find(([re]) => re.test(words))?.[1] ?? null,
+      });
+    }
+  }
+  return out;
+}
