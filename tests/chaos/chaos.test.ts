@@ -81,10 +81,10 @@ const CONCURRENCY = 10;
 const INTERVAL_MS = LONG ? 28 : 50;
 const CLIENT_TIMEOUT_MS = 10_000;
 const STREAM_SHARE = 0.5;
-/** Phase lengths: bounded (about 300 requests, 15 s in all) or long (about 2,000 requests). */
+/** Phase lengths: bounded (about 300 requests, 17 s in all) or long (about 2,000 requests). */
 const T = LONG
   ? { a: 12_000, bBad: 8_000, bAfter: 6_500, c: 24_000, dFlap: 10_000, dAfter: 6_500, maxPerPhase: 800 }
-  : { a: 1_500, bBad: 1_000, bAfter: 3_200, c: 3_200, dFlap: 1_500, dAfter: 3_200, maxPerPhase: 120 };
+  : { a: 1_500, bBad: 1_000, bAfter: 3_200, c: 3_200, dFlap: 3_000, dAfter: 3_200, maxPerPhase: 120 };
 const SLOT_MS = 400;
 
 const KEYS = ['sk-ant-chaos-k1-aaaaaaaaaaaa', 'sk-ant-chaos-k2-bbbbbbbbbbbb', 'sk-ant-chaos-k3-cccccccccccc'] as const;
