@@ -7,7 +7,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { InbandError } from '../streams/errorStatus';
-import type { Frame, FrameKind, FrameUsage } from '../streams/frame';
+import { commentFrame, type Frame, type FrameKind, type FrameUsage } from '../streams/frame';
 import type { ApiShape } from '../streams/shape';
 import { readGeminiErrorObject } from './geminiErrors';
 
@@ -99,28 +99,6 @@ export function classifyGeminiChunk(data: string): Frame {
   };
 }
 
-function geminiComment(text: string): Frame {
-  return {
-    shape: GEMINI_SHAPE,
-    event: null,
-    data: '',
-    comment: text,
-    json: null,
-    deltaText: null,
-    type: '',
-    kind: 'comment',
-    textChars: 0,
-    toolStart: false,
-    toolArgChars: 0,
-    reasoning: false,
-    output: false,
-    terminal: false,
-    stopReason: null,
-    error: null,
-    usage: null,
-  };
-}
-
 /**
  * The elements of a streamed JSON array, each as its JSON text, as soon as its closing brace
  * arrives. Strings (and braces inside them) are skipped exactly; separators and whitespace between
@@ -186,7 +164,7 @@ export class GeminiFrameReader {
       framing === 'sse'
         ? createParser({
             onEvent: (e) => this.pending.push(classifyGeminiChunk(e.data)),
-            onComment: (c) => this.pending.push(geminiComment(c)),
+            onComment: (c) => this.pending.push(commentFrame(GEMINI_SHAPE, c)),
           })
         : null;
     this.splitter = framing === 'json-array' ? new JsonArraySplitter() : null;
