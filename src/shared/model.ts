@@ -2,7 +2,7 @@
 import type { SettingGroup, SettingKey, SettingSource, SettingUnit } from './settings';
 import type { RemainingHold } from './health';
 
-export const CONNECTION_KINDS = ['anthropic', 'openai', 'openai-compatible', 'anthropic-compatible', 'local', 'claude-subscription'] as const;
+export const CONNECTION_KINDS = ['anthropic', 'openai', 'openai-compatible', 'anthropic-compatible', 'local', 'claude-subscription', 'gemini'] as const;
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
 
 export const AUTH_CLASSES = ['apikey', 'oauth', 'local'] as const;
@@ -10,7 +10,7 @@ export const AUTH_CLASSES = ['apikey', 'oauth', 'local'] as const;
 export type AuthClass = (typeof AUTH_CLASSES)[number];
 
 /** Wire protocol spoken to the upstream. */
-export type WireProtocol = 'openai' | 'anthropic';
+export type WireProtocol = 'openai' | 'anthropic' | 'gemini';
 
 export interface KindInfo {
   kind: ConnectionKind;
@@ -91,6 +91,18 @@ export const KIND_INFO: Record<ConnectionKind, KindInfo> = {
     defaultAuthClass: 'oauth',
     secretRequired: true,
     baseUrlHint: 'https://api.anthropic.com (without /v1)',
+    defaultServesResponses: false,
+  },
+  // Google AI Studio (Generative Language API) keys, spoken to natively (issue 24).
+  gemini: {
+    kind: 'gemini',
+    label: 'Google AI Studio API key (Gemini)',
+    protocol: 'gemini',
+    defaultProvider: 'gemini',
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+    defaultAuthClass: 'apikey',
+    secretRequired: true,
+    baseUrlHint: 'https://generativelanguage.googleapis.com (without /v1beta)',
     defaultServesResponses: false,
   },
 };
@@ -397,7 +409,7 @@ export interface ClientKeyView {
   allowedConnections: string[];
 }
 
-export type InboundProtocol = 'anthropic-messages' | 'anthropic-count-tokens' | 'openai-chat' | 'openai-responses' | 'models';
+export type InboundProtocol = 'anthropic-messages' | 'anthropic-count-tokens' | 'openai-chat' | 'openai-responses' | 'gemini' | 'gemini-count-tokens' | 'models';
 
 export type SkipReason =
   | 'disabled'

@@ -1,4 +1,4 @@
-// A fake upstream provider on 127.0.0.1, port 0. It answers in OpenAI and Anthropic shapes
+// A fake upstream provider on 127.0.0.1, port 0. It answers in OpenAI, Anthropic and Gemini shapes
 // (JSON or SSE), can be scripted per key, model or path (status, headers, body, streamed chunks
 // with delays, stalls, hangs, dropped sockets, a concurrency cap) and records every request it
 // receives (and when its response ended), the most requests in flight at once, and requests whose
@@ -16,6 +16,8 @@ export interface RecordedRequest {
   body: Record<string, unknown> | null;
   rawBody: string;
   receivedAt: number;
+  /** A Gemini call: its method (generateContent, streamGenerateContent, countTokens) and whether it asked for SSE. */
+  gemini: { method: string; sse: boolean } | null;
   /** True when the client closed the connection before the response finished. */
   clientClosed: boolean;
   /** When the response ended or the connection closed (Date.now()); null while it is open. */
@@ -148,6 +150,11 @@ export class FakeUpstream {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** Base URL for Gemini connections (the Google convention: no /v1beta). */
+  get geminiUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
   /** Base URL for OpenAI-protocol connections (with /v1). */
   get openaiUrl(): string {
     return `http://127.0.0.1:${this.port}/v1`;
@@ -239,16 +246,23 @@ export class FakeUpstream {
       body = null;
     }
     const auth = req.headers['authorization'];
+    const url = req.url ?? '/';
+    const gemini = GEMINI_PATH.exec(url.split('?')[0]!);
+    const goog = req.headers['x-goog-api-key'];
     const key =
       (typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : null) ??
-      (typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : null);
+      (typeof req.headers['x-api-key'] === 'string' ? req.headers['x-api-key'] : null) ??
+      (typeof goog === 'string' ? goog : null) ??
+      new URLSearchParams(url.split('?')[1] ?? '').get('key');
     const rec: RecordedRequest = {
       seq: ++this.seq,
       method: req.method ?? 'GET',
       path: (req.url ?? '/').split('?')[0]!,
       headers: { ...req.headers },
       key,
-      model: typeof body?.model === 'string' ? body.model : null,
+      // A Gemini call names its model in the path (models/{model}:generateContent).
+      model: gemini ? decodeURIComponent(gemini[1]!) : typeof body?.model === 'string' ? body.model : null,
+      gemini: gemini ? { method: gemini[2]!, sse: /[?&]alt=sse\b/.test(url) } : null,
       body,
       rawBody,
       receivedAt: Date.now(),
@@ -510,6 +524,14 @@ export function anthropicToolStream(model: string, calls: FakeToolCall[], text: 
 function defaultResponse(rec: RecordedRequest): ScriptedResponse {
   const model = rec.model ?? 'unknown';
   const stream = rec.body?.stream === true;
+  if (rec.gemini) {
+    if (rec.gemini.method === 'countTokens') return { json: { totalTokens: 42 } };
+    if (rec.gemini.method === 'generateContent') return { json: geminiResult(model) };
+    return rec.gemini.sse ? { chunks: geminiStream(model) } : { body: `[${geminiStreamChunks(model).map((c) => JSON.stringify(c)).join(',\r\n')}]`, headers: { 'content-type': 'application/json' } };
+  }
+  if (rec.path === '/v1beta/models') {
+    return { json: { models: [{ name: 'models/fake-model-a', supportedGenerationMethods: ['generateContent'] }, { name: 'models/fake-model-b', supportedGenerationMethods: ['generateContent'] }] } };
+  }
   if (rec.path.endsWith('/models')) {
     return { json: { object: 'list', data: [{ id: 'fake-model-a', object: 'model' }, { id: 'fake-model-b', object: 'model' }] } };
   }
@@ -608,4 +630,45 @@ export function responsesEvents(model: string, id = 'resp_live') {
       }),
     failed: (code: string, message: string) => ev('response.failed', { response: { ...response('failed'), error: { code, message } } }),
   };
+}
+
+// ---- Gemini (Generative Language API) ----------------------------------------------------------
+
+/** `/v1beta/models/{model}:{method}` (also under /v1). */
+const GEMINI_PATH = /^\/v1(?:beta)?\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/;
+
+const geminiUsage = (prompt: number, out: number) => ({ promptTokenCount: prompt, candidatesTokenCount: out, totalTokenCount: prompt + out });
+
+/** A generateContent answer: one candidate with text (and function calls, when given). */
+export function geminiResult(model: string, text: string | null = 'Hello from the fake upstream.', calls: FakeToolCall[] = []) {
+  const parts: Record<string, unknown>[] = [];
+  if (text !== null) parts.push({ text });
+  for (const c of calls) parts.push({ functionCall: { id: c.id, name: c.name, args: c.arguments } });
+  return {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: geminiUsage(11, 6),
+    modelVersion: model,
+    responseId: 'gem_fake_1',
+  };
+}
+
+/** The chunks of a streamGenerateContent answer: text pieces, then (optionally) whole function calls, the finish and usage last. */
+export function geminiStreamChunks(model: string, pieces = ['Hello', ' from', ' the', ' stream.'], calls: FakeToolCall[] = []) {
+  const base = { modelVersion: model, responseId: 'gem_fake_s' };
+  const out: Record<string, unknown>[] = pieces.map((p) => ({ ...base, candidates: [{ content: { role: 'model', parts: [{ text: p }] }, index: 0 }] }));
+  const last: Record<string, unknown>[] = calls.map((c) => ({ functionCall: { id: c.id, name: c.name, args: c.arguments } }));
+  out.push({ ...base, candidates: [{ content: { role: 'model', parts: last.length ? last : [{ text: '' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: geminiUsage(11, pieces.length + calls.length) });
+  return out;
+}
+
+/** A streamGenerateContent?alt=sse answer as SSE chunks. */
+export function geminiStream(model: string, pieces?: string[], calls: FakeToolCall[] = [], delayMs?: number): Chunk[] {
+  return geminiStreamChunks(model, pieces, calls).map((c) => sse(null, c, delayMs));
+}
+
+/** A Google error body, optionally with a RetryInfo delay ("86399s"). */
+export function geminiError(code: number, status: string, message: string, retryDelay?: string) {
+  const details: Record<string, unknown>[] = [];
+  if (retryDelay) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay });
+  return { error: { code, message, status, ...(details.length ? { details } : {}) } };
 }

@@ -6,6 +6,8 @@ import type { ApiShape } from '../streams/shape';
 import { readAnthropicRequest, writeAnthropicRequest } from './anthropicRequest';
 import { AnthropicEventReader, AnthropicEventWriter, readAnthropicMessage, writeAnthropicMessage } from './anthropicResponse';
 import { readChatRequest, writeChatRequest } from './chatRequest';
+import { readGeminiRequest, writeGeminiRequest } from './geminiRequest';
+import { GeminiChunkReader, GeminiChunkWriter, geminiInboundSide, geminiUpstreamSide } from './geminiResponse';
 import { ChatChunkReader, ChatChunkWriter, readChatCompletion, writeChatCompletion } from './chatResponse';
 import { translateError } from './errors';
 import type { IrRequest } from './ir';
@@ -37,22 +39,26 @@ const readers: Record<ApiShape, (j: Record<string, any>) => IrRequest> = {
   'anthropic-messages': readAnthropicRequest,
   'openai-chat': readChatRequest,
   'openai-responses': readResponsesRequest,
+  gemini: readGeminiRequest,
 };
 
 const writers: Record<UpstreamShape, (ir: IrRequest, opts: RequestOptions) => Record<string, unknown>> = {
   'anthropic-messages': writeAnthropicRequest,
   'openai-chat': writeChatRequest,
+  gemini: writeGeminiRequest,
 };
 
 const upstreamSides: Record<UpstreamShape, UpstreamSide> = {
   'anthropic-messages': { readJson: (j) => readAnthropicMessage(j), reader: () => new AnthropicEventReader() },
   'openai-chat': { readJson: (j, ctx) => readChatCompletion(j, ctx), reader: (ctx) => new ChatChunkReader(ctx) },
+  gemini: geminiUpstreamSide,
 };
 
 const inboundSides: Record<ApiShape, InboundSide> = {
   'anthropic-messages': { writeJson: writeAnthropicMessage, writer: (ctx) => new AnthropicEventWriter(ctx) },
   'openai-chat': { writeJson: writeChatCompletion, writer: (ctx) => new ChatChunkWriter(ctx) },
   'openai-responses': { writeJson: writeResponse, writer: (ctx) => new ResponsesEventWriter(ctx) },
+  gemini: geminiInboundSide,
 };
 
 function makeCodec(inbound: ApiShape, upstream: UpstreamShape): Codec {
@@ -73,29 +79,42 @@ function makeCodec(inbound: ApiShape, upstream: UpstreamShape): Codec {
   } satisfies Codec);
 }
 
-/** The four translated pairs (inbound → upstream). */
-export const anthropicToChat = makeCodec('anthropic-messages', 'openai-chat');
-export const chatToAnthropic = makeCodec('openai-chat', 'anthropic-messages');
-export const responsesToChat = makeCodec('openai-responses', 'openai-chat');
-export const responsesToAnthropic = makeCodec('openai-responses', 'anthropic-messages');
+/** The translated pairs (inbound → upstream), one per inbound shape and upstream shape that differ. */
+const codecs = new Map<string, Codec>();
+for (const inbound of Object.keys(readers) as ApiShape[]) {
+  for (const upstream of Object.keys(writers) as UpstreamShape[]) {
+    if (inbound !== upstream) codecs.set(`${inbound}>${upstream}`, makeCodec(inbound, upstream));
+  }
+}
+const pair = (inbound: ApiShape, upstream: UpstreamShape): Codec => codecs.get(`${inbound}>${upstream}`)!;
+export const anthropicToChat = pair('anthropic-messages', 'openai-chat');
+export const chatToAnthropic = pair('openai-chat', 'anthropic-messages');
+export const responsesToChat = pair('openai-responses', 'openai-chat');
+export const responsesToAnthropic = pair('openai-responses', 'anthropic-messages');
+
+/**
+ * A Gemini request read and written again: for a Gemini client whose stream is a JSON array (no
+ * `alt=sse`) on a Gemini connection, which is always called with SSE (the frames the watchdogs and
+ * hold-back read), so the answer is rewritten in the client's framing.
+ */
+export const geminiToGemini = makeCodec('gemini', 'gemini');
 
 /** The codec for an inbound shape on an upstream protocol; null when they are the same (native passthrough). */
 export function codecFor(inbound: ApiShape, upstream: UpstreamShape): Codec | null {
   if (inbound === upstream) return null;
-  if (inbound === 'anthropic-messages') return anthropicToChat;
-  if (inbound === 'openai-chat') return chatToAnthropic;
-  return upstream === 'openai-chat' ? responsesToChat : responsesToAnthropic;
+  return pair(inbound, upstream);
 }
 
 /** The upstream endpoint a translated request goes to. */
-export function upstreamEndpointOf(codec: Codec): 'messages' | 'chat' {
-  return codec.upstream === 'anthropic-messages' ? 'messages' : 'chat';
+export function upstreamEndpointOf(codec: Codec): 'messages' | 'chat' | 'gemini' {
+  return codec.upstream === 'anthropic-messages' ? 'messages' : codec.upstream === 'gemini' ? 'gemini' : 'chat';
 }
 
 /** A reader of an upstream stream of any shape into the neutral model (continuations are read through it). */
 export function upstreamReaderFor(shape: ApiShape, ctx: ResponseContext): UpstreamReader {
   if (shape === 'anthropic-messages') return new AnthropicEventReader();
   if (shape === 'openai-chat') return new ChatChunkReader(ctx);
+  if (shape === 'gemini') return new GeminiChunkReader(ctx);
   return new ResponsesEventReader();
 }
 
@@ -112,5 +131,7 @@ export function clientWriterFor(shape: ApiShape, ctx: ResponseContext, state: Cl
       return new ChatChunkWriter(ctx, state?.shape === shape ? state : undefined);
     case 'openai-responses':
       return new ResponsesEventWriter(ctx, state?.shape === shape ? state : undefined);
+    case 'gemini':
+      return new GeminiChunkWriter(ctx, state?.shape === shape ? state : undefined);
   }
 }

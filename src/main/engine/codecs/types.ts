@@ -6,7 +6,7 @@ import type { Frame } from '../streams/frame';
 import type { ApiShape } from '../streams/shape';
 
 /** What an upstream connection speaks. (A connection serving Responses is used natively.) */
-export type UpstreamShape = 'anthropic-messages' | 'openai-chat';
+export type UpstreamShape = 'anthropic-messages' | 'openai-chat' | 'gemini';
 
 export interface RequestOptions {
   /** The upstream model id for this attempt. */

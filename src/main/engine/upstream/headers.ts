@@ -2,16 +2,18 @@
 // connection, a short allowlist of protocol headers comes from the client, and nothing else
 // crosses (never the client key, cookies, session or lease headers).
 import type { IncomingHttpHeaders } from 'node:http';
-import { CLAUDE_KIND } from '../../../shared/model';
+import { CLAUDE_KIND, type WireProtocol } from '../../../shared/model';
+import { geminiUpstreamPath } from '../codecs/geminiRequest';
 import type { ConnectionRecord } from '../store/connectionsRepo';
 
 const ANTHROPIC_VERSION = '2023-06-01';
 const OAUTH_BETA = 'oauth-2025-04-20';
 
 /** Client headers that may be forwarded upstream, per protocol. */
-const FORWARD: Record<'anthropic' | 'openai', readonly string[]> = {
+const FORWARD: Record<WireProtocol, readonly string[]> = {
   anthropic: ['anthropic-version', 'anthropic-beta', 'user-agent', 'x-app'],
   openai: ['openai-beta', 'user-agent'],
+  gemini: ['user-agent', 'x-goog-api-client'],
 };
 
 export function buildUpstreamHeaders(
@@ -43,30 +45,43 @@ export function buildUpstreamHeaders(
         if (conn.kind === 'anthropic-compatible') h['authorization'] = `Bearer ${secret}`;
       }
     }
+  } else if (conn.protocol === 'gemini') {
+    // Google AI Studio reads the key from its own header (never the URL, where logs would keep it).
+    if (secret) h['x-goog-api-key'] = secret;
   } else if (secret) {
     h['authorization'] = `Bearer ${secret}`;
   }
   return h;
 }
 
-const targets = new WeakMap<ConnectionRecord, Map<UpstreamEndpoint, { origin: string; path: string }>>();
+const targets = new WeakMap<ConnectionRecord, Map<string, { origin: string; path: string }>>();
 
-/** Origin and path for an endpoint on a connection, computed once per connection record. */
-export function upstreamTarget(conn: ConnectionRecord, endpoint: UpstreamEndpoint): { origin: string; path: string } {
+/**
+ * Origin and path for an endpoint on a connection, computed once per connection record (and, on
+ * a Gemini connection, whose path names the model, once per model and stream flag).
+ */
+export function upstreamTarget(conn: ConnectionRecord, endpoint: UpstreamEndpoint, model = '', stream = false): { origin: string; path: string } {
   let m = targets.get(conn);
   if (!m) targets.set(conn, (m = new Map()));
-  let t = m.get(endpoint);
+  const key = conn.protocol === 'gemini' ? `${endpoint}|${stream ? 's' : ''}|${model}` : endpoint;
+  let t = m.get(key);
   if (!t) {
-    const u = upstreamUrl(conn, endpoint);
+    const u = upstreamUrl(conn, endpoint, model, stream);
     t = { origin: u.origin, path: u.pathname + u.search };
-    m.set(endpoint, t);
+    m.set(key, t);
   }
   return t;
 }
 
-/** Full upstream URL for an inbound endpoint on a connection. */
-export function upstreamUrl(conn: ConnectionRecord, endpoint: UpstreamEndpoint): URL {
+/** Full upstream URL for an inbound endpoint on a connection (a Gemini connection's names the model). */
+export function upstreamUrl(conn: ConnectionRecord, endpoint: UpstreamEndpoint, model = '', stream = false): URL {
   const base = conn.baseUrl.replace(/\/+$/, '');
+  if (conn.protocol === 'gemini') {
+    const root = base.replace(/\/(v1beta|v1)$/, '');
+    if (endpoint === 'models') return new URL(`${root}/v1beta/models`);
+    if (endpoint === 'gemini_count') return new URL(`${root}/v1beta/models/${encodeURIComponent(model.replace(/^models\//, ''))}:countTokens`);
+    return new URL(`${root}${geminiUpstreamPath(model, stream)}`);
+  }
   if (conn.protocol === 'anthropic') {
     const root = base.endsWith('/v1') ? base : `${base}/v1`;
     return new URL(`${root}${endpoint === 'count_tokens' ? '/messages/count_tokens' : endpoint === 'models' ? '/models' : '/messages'}`);
@@ -75,7 +90,8 @@ export function upstreamUrl(conn: ConnectionRecord, endpoint: UpstreamEndpoint):
   return new URL(`${base}${path}`);
 }
 
-export type UpstreamEndpoint = 'messages' | 'count_tokens' | 'chat' | 'responses' | 'models';
+/** `gemini`: generateContent or streamGenerateContent (the model and stream flag pick the path); `gemini_count`: countTokens. */
+export type UpstreamEndpoint = 'messages' | 'count_tokens' | 'chat' | 'responses' | 'models' | 'gemini' | 'gemini_count';
 
 /** Response headers that must not be copied from the upstream to the client. */
 export const HOP_BY_HOP = new Set([

@@ -29,6 +29,8 @@ const PROTOCOL_LABEL: Record<RequestLogEntry['protocol'], string> = {
   'anthropic-count-tokens': 'Count tokens',
   'openai-chat': 'Chat',
   'openai-responses': 'Responses',
+  gemini: 'Gemini',
+  'gemini-count-tokens': 'Gemini count tokens',
   models: 'Models',
 };
 
