@@ -65,7 +65,7 @@ describe('Gemini continuation requests', () => {
 
   it("extends the client's own final model turn instead of adding a second one", () => {
     const own = { contents: [...json.contents, { role: 'model', parts: [{ text: 'Sure: ' }] }] };
-    expect(continuationRequest('gemini', own, 'one, two', 'continue').contents.slice(1)).toEqual([
+    expect((continuationRequest('gemini', own, 'one, two', 'continue').contents as unknown[]).slice(1)).toEqual([
       { role: 'model', parts: [{ text: 'Sure: ' }, { text: 'one, two' }] },
       { role: 'user', parts: [{ text: CONTINUE_PROMPT }] },
     ]);
