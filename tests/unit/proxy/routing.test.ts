@@ -52,6 +52,8 @@ describe('model resolution', () => {
     expect(two).toContain('no OpenAI-protocol connection is configured, and no connection of another protocol lists "gpt-5"');
     const native = resolveTargets([deepseek, gemini], 'gpt-5', 'openai-chat').hint!;
     expect(native).toContain('none of the OpenAI protocol accepts any model (a connection of the Gemini protocol serves only the models it lists)');
+    // A Gemini client's request, with no Gemini connection.
+    expect(resolveTargets([claude], 'gemini-2.5-pro', 'gemini').hint).toContain('no Gemini-protocol connection is configured, and no Anthropic-protocol connection lists "gemini-2.5-pro"');
   });
 
   it('keeps disabled connections out and says so', () => {
