@@ -150,22 +150,22 @@ describe('@google/genai: failover, lockouts and errors', () => {
     expect(turns(s.fake.requestsFor({ key: KC }))).toHaveLength(1);
   });
 
-  // Engine defect (main 7779d00): codecs/errors.ts errorEventBody has no Gemini branch, so an upstream
-  // error relayed through translation reaches a Gemini client in OpenAI's shape ({ error: { message, type, param, code: "invalid_request_error" } }).
+  // An upstream error relayed through translation reaches a Gemini client in Google's shape (not the
+  // OpenAI body the translation step fell back to before). 0.9 is a temperature both targets can express.
   for (const shape of ['chat', 'anthropic'] as const) {
-    it.fails(`an upstream 400 on a ${shape} target reaches the SDK in Google's shape with the upstream's message`, async () => {
+    it(`an upstream 400 on a ${shape} target reaches the SDK in Google's shape with the upstream's message`, async () => {
       const r = await s.start();
       const key = shape === 'chat' ? KC : 'sk-ant-key-aaaaaaaaaaaa';
       await r.add(shape, 'Target', key, { models: [MODEL] });
-      const message = "Invalid value for 'temperature': must be at most 1.";
+      const message = "Invalid value for 'temperature': this model takes at most 0.8.";
       s.fake.script({ key }, [
         shape === 'chat'
           ? { status: 400, json: { error: { message, type: 'invalid_request_error', param: 'temperature', code: null } } }
           : { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message } } },
       ]);
       for (const call of [
-        () => r.ai.models.generateContent({ model: MODEL, contents: 'Hello?', config: { temperature: 1.5 } }),
-        () => r.ai.models.generateContentStream({ model: MODEL, contents: 'Hello?', config: { temperature: 1.5 } }),
+        () => r.ai.models.generateContent({ model: MODEL, contents: 'Hello?', config: { temperature: 0.9 } }),
+        () => r.ai.models.generateContentStream({ model: MODEL, contents: 'Hello?', config: { temperature: 0.9 } }),
       ]) {
         const e = await thrown(call());
         expect((e as ApiError).status).toBe(400);

@@ -253,9 +253,9 @@ describe('@google/genai through the proxy', () => {
     expect(up[0]!.headers['x-goog-api-key']).toBe(KEYS.gemini);
   });
 
-  // The SDK (3.1.0) defaults to apiVersion "v1" and lists models with GET /v1/models, which the
-  // proxy answers in OpenAI's list shape ({ data: [...] }): the SDK finds no `models` field.
-  it.fails('ai.models.list() lists the routed models (the SDK asks GET /v1/models, answered in OpenAI\'s shape)', async () => {
+  // The SDK (3.1.0) defaults to apiVersion "v1" and lists models with GET /v1/models: a request
+  // that carries Google's key header gets Google's list shape there (OpenAI clients keep theirs).
+  it('ai.models.list() lists the routed models (the SDK asks GET /v1/models, answered in Google\'s shape to a Google client)', async () => {
     const r = await s.start();
     await r.add('chat', 'Chat', KEYS.chat, { models: ['gpt-listed'], passthroughModels: false });
     const pager = await r.ai.models.list();

@@ -88,10 +88,9 @@ describe('Gemini client: a stream cut mid-way', () => {
       await expectRecovered(r, out, a, second);
     });
 
-    // Engine defect (main 7779d00): codecs/clientState.ts trackerFor has no 'gemini' case, so a native
-    // Gemini stream is tracked by the Responses tracker, which sees no text: continuable() is false
-    // and the cut ends in "the upstream stream broke off" (502) with no second attempt.
-    it.fails(`a native Gemini stream cut after ${CUT} words, recovery on: the ${second} connection continues; the SDK reads the whole text once`, async () => {
+    // A native Gemini stream is tracked in Gemini's words (codecs/clientState.ts), so its text so far
+    // can be continued like any other.
+    it(`a native Gemini stream cut after ${CUT} words, recovery on: the ${second} connection continues; the SDK reads the whole text once`, async () => {
       const { r, out, a } = await cutAndContinue('gemini', second);
       await expectRecovered(r, out, a, second);
     });

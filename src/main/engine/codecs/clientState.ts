@@ -9,6 +9,7 @@ import type { Frame } from '../streams/frame';
 import type { ApiShape } from '../streams/shape';
 import { emptyUsage, mergeUsage, type IrStop, type IrUsage } from './ir';
 import { stopFromAnthropic, usageFromAnthropic, usageFromChat } from './stops';
+import { usageFromGemini } from './geminiStops';
 
 export type OpenBlock = 'text' | 'thinking' | 'tool' | null;
 
@@ -282,10 +283,54 @@ class ResponsesTracker implements StateTracker {
   }
 }
 
+/**
+ * A native Gemini stream (always SSE: a Gemini upstream is called with alt=sse): text parts are
+ * visible text, thought parts thinking, a function call a whole tool call; a finishReason or a
+ * blocked prompt ends the answer.
+ */
+class GeminiTracker implements StateTracker {
+  readonly state: GeminiState;
+  constructor(private readonly trackText: boolean) {
+    this.state = { shape: 'gemini', framing: 'sse', text: '', open: null, tools: 0, stopped: false, done: false, usage: emptyUsage(), started: false, responseId: '', model: '' };
+  }
+
+  observe(f: Frame): void {
+    const s = this.state;
+    const j = f.json;
+    if (!j) return;
+    if (f.error) {
+      s.done = true;
+      return;
+    }
+    s.started = true;
+    s.responseId = str(j.responseId, s.responseId);
+    s.model = str(j.modelVersion, s.model);
+    const cand = Array.isArray(j.candidates) ? j.candidates[0] : null;
+    for (const p of Array.isArray(cand?.content?.parts) ? cand.content.parts : []) {
+      if (!p || typeof p !== 'object') continue;
+      if (p.functionCall) {
+        s.tools++;
+        s.open = null;
+      } else if (p.thought === true) s.open = 'thinking';
+      else if (typeof p.text === 'string' && p.text) {
+        s.open = 'text';
+        if (this.trackText) s.text += p.text;
+      }
+    }
+    if (j.usageMetadata) mergeUsage(s.usage, usageFromGemini(j.usageMetadata));
+    if (f.terminal) {
+      s.stopped = true;
+      s.done = true;
+      s.open = null;
+    }
+  }
+}
+
 /** A tracker for a native stream of this (inbound = upstream) shape. */
 export function trackerFor(shape: ApiShape, trackText: boolean): StateTracker {
   if (shape === 'anthropic-messages') return new AnthropicTracker(trackText);
   if (shape === 'openai-chat') return new ChatTracker(trackText);
+  if (shape === 'gemini') return new GeminiTracker(trackText);
   return new ResponsesTracker(trackText);
 }
 

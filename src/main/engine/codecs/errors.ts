@@ -6,6 +6,7 @@
 // exhausted balance (`insufficient_quota`).
 import { errorFromObject, type InbandError } from '../streams/errorStatus';
 import { anthropicErrorType, openaiErrorCode, openaiErrorType } from '../streams/errorEvents';
+import { geminiErrorBody } from '../streams/googleErrors';
 import type { ApiShape } from '../streams/shape';
 import type { UpstreamShape } from './types';
 
@@ -42,6 +43,7 @@ export function readUpstreamError(_upstream: UpstreamShape, status: number, body
 /** The inbound protocol's error object for an upstream error (HTTP body, or a Chat in-band chunk). */
 export function errorEventBody(inbound: ApiShape, e: InbandError): Record<string, unknown> {
   const meaning = meaningOf(e);
+  if (inbound === 'gemini') return geminiErrorBody(e);
   if (inbound === 'anthropic-messages') {
     const message = meaning === 'context_length' && !/prompt is too long/i.test(e.message) ? `prompt is too long: ${e.message}` : e.message;
     return { type: 'error', error: { type: anthropicErrorType(e.status), message } };

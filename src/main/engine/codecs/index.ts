@@ -10,6 +10,7 @@ import { readGeminiRequest, writeGeminiRequest } from './geminiRequest';
 import { GeminiChunkReader, GeminiChunkWriter, geminiInboundSide, geminiUpstreamSide } from './geminiResponse';
 import { ChatChunkReader, ChatChunkWriter, readChatCompletion, writeChatCompletion } from './chatResponse';
 import { translateError } from './errors';
+import { translateErrorToGemini } from './geminiErrors';
 import type { IrRequest } from './ir';
 import { readResponsesRequest } from './responsesRequest';
 import { ResponsesEventReader } from './responsesEvents';
@@ -75,7 +76,7 @@ function makeCodec(inbound: ApiShape, upstream: UpstreamShape): Codec {
       return { body, dropped: ir.dropped, droppedTools: ir.droppedTools };
     },
     response: (ctx) => new Translator(up, inb, ctx),
-    error: (status: number, body: string) => translateError(upstream, inbound, status, body),
+    error: (status: number, body: string) => (inbound === 'gemini' ? translateErrorToGemini(upstream, status, body) : translateError(upstream, inbound, status, body)),
   } satisfies Codec);
 }
 

@@ -68,7 +68,10 @@ function protocolForPath(path: string, headers: IncomingMessage['headers']): Inb
   return 'openai-chat';
 }
 
-const GEMINI_MODELS = /^\/(?:v1beta|v1alpha|v1)\/models(?:\/([^:]+))?$/;
+const isGoogleClient = (req: IncomingMessage, query: string) =>
+  typeof req.headers['x-goog-api-key'] === 'string' || typeof req.headers['x-goog-api-client'] === 'string' || /(^|&)key=/.test(query);
+
+const GEMINI_MODELS = /^(?:\/(?:v1beta|v1alpha|v1))?\/models(?:\/([^:]+))?$/;
 
 /** Request ids: a random per-process prefix and a counter (unique across restarts, cheap per request). */
 function requestIdFactory(): () => string {
@@ -145,7 +148,7 @@ export class ProxyServer {
     const qIndex = req.url?.indexOf('?') ?? -1;
     const path = (qIndex >= 0 ? req.url!.slice(0, qIndex) : (req.url ?? '/')).replace(/\/+$/, '') || '/';
     const query = qIndex >= 0 ? req.url!.slice(qIndex + 1) : '';
-    const guessProtocol = protocolForPath(path, req.headers);
+    let guessProtocol = protocolForPath(path, req.headers);
     try {
       if (!isLoopbackHost(req.headers.host)) {
         throw new ProxyError(403, 'forbidden_host', 'requests must address 127.0.0.1 or localhost');
@@ -173,14 +176,16 @@ export class ProxyServer {
         res.end(answer);
         return;
       }
-      if (path === '/v1/models' || path === '/models') {
+      // @google/genai lists at /v1/models: a Google client (its key header, `?key=`, its client header) gets Google's shape.
+      if ((path === '/v1/models' || path === '/models') && isGoogleClient(req, query)) guessProtocol = 'gemini';
+      if ((path === '/v1/models' || path === '/models') && guessProtocol !== 'gemini') {
         if (req.method !== 'GET') throw new ProxyError(405, 'method_not_allowed', 'use GET for /v1/models');
         const body = JSON.stringify(modelsResponse(d.registry.all(), req.headers, d.startedAt, d.combos?.combos() ?? []));
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
         res.end(body);
         return;
       }
-      let route: Route | undefined = ROUTES[path];
+      let route: Route | undefined = guessProtocol === 'gemini' ? undefined : ROUTES[path];
       let gemini: InboundCall['gemini'];
       if (!route && guessProtocol === 'gemini') {
         const listing = GEMINI_MODELS.exec(path);
