@@ -28,7 +28,8 @@ export interface GeminiCall {
   sse: boolean;
 }
 
-const CALL_PATH = /^\/(?:v1beta|v1|v1alpha)\/models\/([^/:?]+):(generateContent|streamGenerateContent|countTokens)$/;
+// The model may hold a slash (a routed `provider/model`) or a colon (`qwen2.5:7b`): the method is after the last colon.
+const CALL_PATH = /^\/(?:v1beta|v1|v1alpha)\/models\/(.+):(generateContent|streamGenerateContent|countTokens)$/;
 
 /** The model and method of an inbound Gemini URL (`/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse`), or null. */
 export function geminiCall(url: string): GeminiCall | null {

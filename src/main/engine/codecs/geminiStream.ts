@@ -2,102 +2,20 @@
 // SSE `data:` event is one GenerateContentResponse chunk; without it the body is one JSON array
 // of them, streamed (`[{…}` then `,{…}` … `]`). Each chunk is classified like the other shapes'
 // frames (output, reasoning, terminal on a finishReason or a blocked prompt, in-band error, usage),
-// so stream resilience can read the same flags. Until the shape list (streams/shape.ts) names
-// Gemini, these frames carry the tag `gemini` in `shape`.
+// so stream resilience can read the same flags (streams/frame.ts classifies them). The proxy calls
+// Gemini upstreams with SSE; the JSON-array framing is read for completeness and for tests.
 import { StringDecoder } from 'node:string_decoder';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
-import type { InbandError } from '../streams/errorStatus';
-import { commentFrame, type Frame, type FrameKind, type FrameUsage } from '../streams/frame';
+import { classifyFrame, commentFrame, type Frame } from '../streams/frame';
 import type { ApiShape } from '../streams/shape';
-import { readGeminiErrorObject } from './geminiErrors';
 
 export type GeminiFraming = 'sse' | 'json-array';
 
-/** The shape tag of Gemini frames (not yet an ApiShape: the proxy does not route Gemini). */
-export const GEMINI_SHAPE = 'gemini' as unknown as ApiShape;
-
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-
-function geminiFrameUsage(u: any): FrameUsage | null {
-  if (!u || typeof u !== 'object') return null;
-  const prompt = num(u.promptTokenCount);
-  const toolPrompt = num(u.toolUsePromptTokenCount);
-  const candidates = num(u.candidatesTokenCount);
-  const thoughts = num(u.thoughtsTokenCount);
-  const out: FrameUsage = {
-    inputTokens: prompt === null && toolPrompt === null ? null : (prompt ?? 0) + (toolPrompt ?? 0),
-    outputTokens: candidates === null && thoughts === null ? null : (candidates ?? 0) + (thoughts ?? 0),
-  };
-  const cached = num(u.cachedContentTokenCount);
-  if (cached !== null) out.cacheReadTokens = cached;
-  return out;
-}
+/** The shape tag of Gemini frames. */
+export const GEMINI_SHAPE: ApiShape = 'gemini';
 
 /** Classifies one Gemini chunk (the JSON text of a GenerateContentResponse, or of `{ error }`). Never throws. */
-export function classifyGeminiChunk(data: string): Frame {
-  let json: any = null;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    json = null;
-  }
-  let textChars = 0;
-  let toolStart = false;
-  let toolArgChars = 0;
-  let reasoning = false;
-  let terminal = false;
-  let stopReason: string | null = null;
-  let error: InbandError | null = null;
-  let usage: FrameUsage | null = null;
-  const malformed = json === null || typeof json !== 'object' || Array.isArray(json);
-  if (malformed) json = null;
-  else if (json.error) error = readGeminiErrorObject(json.error, 500);
-  else {
-    const cand = Array.isArray(json.candidates) ? json.candidates[0] : null;
-    const parts = cand?.content?.parts;
-    if (Array.isArray(parts)) {
-      for (const p of parts) {
-        if (!p || typeof p !== 'object') continue;
-        if (p.thought === true) reasoning = true;
-        else if (typeof p.text === 'string') textChars += p.text.length;
-        if (typeof p.thoughtSignature === 'string' && p.thoughtSignature) reasoning = true;
-        if (p.functionCall && typeof p.functionCall === 'object') {
-          toolStart = true;
-          toolArgChars += p.functionCall.args ? JSON.stringify(p.functionCall.args).length : 0;
-        }
-      }
-    }
-    if (typeof cand?.finishReason === 'string' && cand.finishReason) {
-      terminal = true;
-      stopReason = cand.finishReason;
-    } else if (typeof json.promptFeedback?.blockReason === 'string' && json.promptFeedback.blockReason) {
-      terminal = true;
-      stopReason = json.promptFeedback.blockReason;
-    }
-    usage = geminiFrameUsage(json.usageMetadata);
-  }
-  const output = textChars > 0 || toolStart || toolArgChars > 0;
-  const kind: FrameKind = error ? 'error' : malformed ? 'malformed' : output ? 'output' : reasoning ? 'reasoning' : terminal ? 'terminal' : 'meta';
-  return {
-    shape: GEMINI_SHAPE,
-    event: null,
-    data,
-    comment: null,
-    json,
-    deltaText: null,
-    type: 'chunk',
-    kind,
-    textChars,
-    toolStart,
-    toolArgChars,
-    reasoning,
-    output,
-    terminal,
-    stopReason,
-    error,
-    usage,
-  };
-}
+export const classifyGeminiChunk = (data: string): Frame => classifyFrame('gemini', null, data);
 
 /**
  * The elements of a streamed JSON array, each as its JSON text, as soon as its closing brace

@@ -145,7 +145,7 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader | UpstreamStr
     let upstream: UpstreamResponse;
     try {
       upstream = await deps.upstream.request({
-        ...upstreamTarget(conn, endpoint),
+        ...upstreamTarget(conn, endpoint, target.model, stream),
         method: 'POST',
         headers,
         body,

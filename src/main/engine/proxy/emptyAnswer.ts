@@ -25,7 +25,7 @@ export const EMPTY_ANSWER_MESSAGE = 'the upstream answered with an empty complet
 
 /** Requests whose answer is a completion (not count_tokens, not the model list). */
 const completes = (call: InboundCall): boolean =>
-  call.protocol === 'anthropic-messages' || call.protocol === 'openai-chat' || call.protocol === 'openai-responses';
+  call.protocol === 'anthropic-messages' || call.protocol === 'openai-chat' || call.protocol === 'openai-responses' || call.protocol === 'gemini';
 
 function emptyFailure(shape: ApiShape, ready: ReadyResponse): AttemptOutcome<BodyReader | UpstreamStream> {
   const failure: UpstreamFailure = { kind: 'empty', status: null, headers: ready.headers, body: '', message: EMPTY_ANSWER_MESSAGE };

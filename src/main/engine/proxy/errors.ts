@@ -1,7 +1,8 @@
 // Errors that leave the proxy: a stable code, an HTTP status, optional Retry-After, rendered in the
-// inbound protocol's error shape so agents (Anthropic or OpenAI SDKs) parse them.
+// inbound protocol's error shape so agents (Anthropic, OpenAI or Google SDKs) parse them.
 import type { ServerResponse } from 'node:http';
 import type { InboundProtocol } from '../../../shared/model';
+import { geminiErrorBody } from '../streams/googleErrors';
 
 export type ProxyErrorCode =
   | 'invalid_json'
@@ -89,6 +90,17 @@ export function errorBody(protocol: InboundProtocol, err: ProxyError, requestId:
     ...(err.extra.resetAt != null ? { reset_at: new Date(err.extra.resetAt).toISOString() } : {}),
     ...(err.extra.diagnostics !== undefined ? { diagnostics: err.extra.diagnostics } : {}),
   };
+  if (protocol === 'gemini' || protocol === 'gemini-count-tokens') {
+    // Google's shape: the wait as a typed RetryInfo (what Gemini CLI and @google/genai read), the
+    // engine's code as the ErrorInfo reason, and its other fields as ErrorInfo metadata.
+    const body = geminiErrorBody({ status: err.status, message: err.message }, err.extra.retryAfterMs ?? null) as { error: Record<string, unknown> };
+    const metadata: Record<string, string> = {};
+    for (const [k, v] of Object.entries(common)) if (k !== 'code' && v !== undefined && typeof v !== 'object') metadata[k] = String(v);
+    const details = (body.error.details as unknown[] | undefined) ?? [];
+    details.push({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: err.code, domain: 'switchyard', metadata });
+    body.error.details = details;
+    return body;
+  }
   if (protocol === 'anthropic-messages' || protocol === 'anthropic-count-tokens') {
     return {
       type: 'error',

@@ -16,4 +16,21 @@ export interface InboundCall {
   clientKeyId: string | null;
   body: Buffer;
   json: Record<string, unknown>;
+  /** A Gemini route: the model and method its URL names (a Gemini body names neither). */
+  gemini?: GeminiRoute;
 }
+
+export interface GeminiRoute {
+  /** The model id without its `models/` prefix. */
+  model: string;
+  /** streamGenerateContent. */
+  stream: boolean;
+  /** `alt=sse`: the stream is SSE events; without it, one JSON array. */
+  sse: boolean;
+}
+
+/** The model the client asked for: the URL's on a Gemini route, else the body's `model`. */
+export const requestedModel = (call: Pick<InboundCall, 'json' | 'gemini'>): unknown => (call.gemini ? call.gemini.model : call.json.model);
+
+/** Whether the client asked for a stream: the Gemini method, else the body's `stream: true`. */
+export const wantsStream = (call: Pick<InboundCall, 'json' | 'gemini'>): boolean => (call.gemini ? call.gemini.stream : call.json.stream === true);

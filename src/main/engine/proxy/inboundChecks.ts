@@ -5,11 +5,11 @@
 // against a connection.
 import { modelIdProblem } from '../../../shared/modelIds';
 import { ProxyError } from './errors';
-import type { InboundCall } from './inbound';
+import { requestedModel, type InboundCall } from './inbound';
 
 /** The request's model id, or a typed 400. */
-export function checkedModel(call: Pick<InboundCall, 'json' | 'protocol'>): string {
-  const model = call.json.model;
+export function checkedModel(call: Pick<InboundCall, 'json' | 'protocol' | 'gemini'>): string {
+  const model = requestedModel(call);
   if (typeof model !== 'string' || model.trim() === '') {
     throw new ProxyError(400, 'missing_model', 'the request needs a "model" string', { param: 'model' });
   }

@@ -1,6 +1,6 @@
 // GET /v1/models: the models the proxy can route, in OpenAI's list shape, or Anthropic's when the
 // client sends anthropic-version (Claude Code does). Combos are listed by name, like models:
-// that is how a client asks for them.
+// that is how a client asks for them. Gemini clients get Google's list shape (GET /v1beta/models).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ModelsView } from '../../../shared/model';
 import type { ComboRecord } from '../store/combosRepo';
@@ -59,4 +59,28 @@ export function modelsResponse(
     object: 'list',
     data: listed.map((m) => ({ id: m.id, object: 'model', created, owned_by: m.provider })),
   };
+}
+
+/** One model in Google's list shape. */
+function geminiModel(id: string) {
+  return {
+    name: `models/${id}`,
+    baseModelId: id,
+    version: '001',
+    displayName: id,
+    description: 'Routed by Switchyard',
+    supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+  };
+}
+
+/**
+ * GET /v1beta/models in Google's shape (`{ models: [{ name: 'models/…', … }] }`), or one model
+ * (GET /v1beta/models/{id}); null when no connection or combo serves that id.
+ */
+export function geminiModelsResponse(connections: readonly ConnectionRecord[], combos: readonly ComboRecord[], one: string | null) {
+  const view = modelsView(connections, combos);
+  const ids = [...new Set([...combos.map((c) => c.name), ...view.models.map((m) => m.id)])];
+  if (one === null) return { models: ids.map(geminiModel) };
+  const id = one.replace(/^models\//, '');
+  return ids.includes(id) ? geminiModel(id) : null;
 }

@@ -39,7 +39,7 @@ import {
 } from './attempt';
 import { abandonContinuation, deliver, reopensEarly } from './delivery';
 import { ProxyError } from './errors';
-import type { InboundCall } from './inbound';
+import { wantsStream, type InboundCall } from './inbound';
 import { checkedModel } from './inboundChecks';
 import { RequestRecord } from './requestRecord';
 import { SameTargetRetries } from './sameTargetRetry';
@@ -123,7 +123,7 @@ const plainCatalog = new ModelCatalog();
 export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promise<void> {
   const model = checkedModel(call);
   const values = deps.settings.values;
-  const record = new RequestRecord(deps, call, model, call.json.stream === true);
+  const record = new RequestRecord(deps, call, model, wantsStream(call));
   const plan = planRoute(
     {
       connections: () => deps.registry.all(),

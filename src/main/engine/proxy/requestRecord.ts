@@ -274,7 +274,8 @@ export class RequestRecord {
   /** A local count_tokens answer (marked x-switchyard-estimated) for a gateway without the endpoint. */
   tokenEstimate(): void {
     if (this.finished) return;
-    const body = JSON.stringify({ input_tokens: estimateInputTokens(this.call.json) });
+    const n = estimateInputTokens(this.call.json);
+    const body = JSON.stringify(this.call.protocol === 'gemini-count-tokens' ? { totalTokens: n } : { input_tokens: n });
     this.call.res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
@@ -398,10 +399,11 @@ function served(e: RequestLogEntry, target: Target): void {
 }
 
 /**
- * A local count_tokens answer (about four characters per token over the prompt's JSON), marked
+ * A local count_tokens / countTokens answer (about four characters per token over the prompt's JSON), marked
  * with x-switchyard-estimated so a client can tell it from the provider's own count.
  */
 export function estimateInputTokens(json: Record<string, unknown>): number {
-  const text = JSON.stringify([json.system ?? '', json.messages ?? [], json.tools ?? []]);
+  // Anthropic's fields, and Gemini's (a countTokens body holds `contents` or a whole `generateContentRequest`).
+  const text = JSON.stringify([json.system ?? '', json.messages ?? [], json.tools ?? [], json.systemInstruction ?? '', json.contents ?? [], json.generateContentRequest ?? '']);
   return Math.max(1, Math.ceil(text.length / 4));
 }

@@ -13,7 +13,8 @@ import { parseJsonObject, readRequestBody } from './body';
 import { errorBody, ProxyError, sendProxyError } from './errors';
 import { inForeground } from './foreground';
 import type { InboundCall } from './inbound';
-import { modelsResponse } from './models';
+import { geminiModelsResponse, modelsResponse } from './models';
+import { geminiCall } from '../codecs/geminiRequest';
 import { runPipeline, type PipelineDeps } from './pipeline';
 
 interface Route {
@@ -28,6 +29,9 @@ const ROUTES: Record<string, Route> = {
   '/v1/chat/completions': { protocol: 'openai-chat', endpoint: 'chat', wire: 'openai' },
   '/v1/responses': { protocol: 'openai-responses', endpoint: 'responses', wire: 'openai' },
 };
+// Gemini routes name the model and method in the path (/v1beta/models/{model}:{method}).
+const GEMINI_ROUTE: Route = { protocol: 'gemini', endpoint: 'gemini', wire: 'gemini' };
+const GEMINI_COUNT_ROUTE: Route = { protocol: 'gemini-count-tokens', endpoint: 'gemini_count', wire: 'gemini' };
 // Clients configured with a base URL that lacks /v1 still reach the same endpoints.
 for (const [path, route] of Object.entries({ ...ROUTES })) ROUTES[path.slice(3)] = route;
 
@@ -42,17 +46,29 @@ export interface ProxyServerDeps extends PipelineDeps {
 const LEASE_PATHS = new Set(['/api/v1/session-leases', '/v1/session-leases']);
 const LEASE_BODY_MAX_BYTES = 16 * 1024;
 
-function clientKeyOf(req: IncomingMessage): string | null {
+/** The client key: a bearer token, `x-api-key`, or as Google clients send it, `x-goog-api-key` or `?key=`. */
+function clientKeyOf(req: IncomingMessage, query: string): string | null {
   const auth = req.headers['authorization'];
   if (typeof auth === 'string' && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, '').trim();
-  const x = req.headers['x-api-key'];
-  return typeof x === 'string' && x ? x.trim() : null;
+  const x = req.headers['x-api-key'] ?? req.headers['x-goog-api-key'];
+  if (typeof x === 'string' && x) return x.trim();
+  if (query) {
+    const k = new URLSearchParams(query).get('key');
+    if (k) return k.trim();
+  }
+  return null;
 }
 
+/** Google's API version prefixes: a path under one is a Gemini request. */
+const isGeminiPath = (path: string) => path.startsWith('/v1beta/') || path.startsWith('/v1alpha/') || path === '/v1beta' || (path.startsWith('/v1/models/') && path.includes(':'));
+
 function protocolForPath(path: string, headers: IncomingMessage['headers']): InboundProtocol {
+  if (isGeminiPath(path)) return 'gemini';
   if (path.includes('/messages') || headers['anthropic-version']) return 'anthropic-messages';
   return 'openai-chat';
 }
+
+const GEMINI_MODELS = /^\/(?:v1beta|v1alpha|v1)\/models(?:\/([^:]+))?$/;
 
 /** Request ids: a random per-process prefix and a counter (unique across restarts, cheap per request). */
 function requestIdFactory(): () => string {
@@ -128,6 +144,7 @@ export class ProxyServer {
     const requestId = this.nextRequestId();
     const qIndex = req.url?.indexOf('?') ?? -1;
     const path = (qIndex >= 0 ? req.url!.slice(0, qIndex) : (req.url ?? '/')).replace(/\/+$/, '') || '/';
+    const query = qIndex >= 0 ? req.url!.slice(qIndex + 1) : '';
     const guessProtocol = protocolForPath(path, req.headers);
     try {
       if (!isLoopbackHost(req.headers.host)) {
@@ -141,12 +158,12 @@ export class ProxyServer {
           return;
         }
       }
-      const key = d.clientKeys.authenticate(clientKeyOf(req));
+      const key = d.clientKeys.authenticate(clientKeyOf(req, query));
       if (!key) {
         throw new ProxyError(
           401,
           'invalid_client_key',
-          'missing or unknown client key: send a Switchyard client key as "Authorization: Bearer <key>" or "x-api-key"',
+          'missing or unknown client key: send a Switchyard client key as "Authorization: Bearer <key>", "x-api-key" or "x-goog-api-key"',
         );
       }
       if (LEASE_PATHS.has(path) && d.leases) {
@@ -163,7 +180,24 @@ export class ProxyServer {
         res.end(body);
         return;
       }
-      const route = ROUTES[path];
+      let route: Route | undefined = ROUTES[path];
+      let gemini: InboundCall['gemini'];
+      if (!route && guessProtocol === 'gemini') {
+        const listing = GEMINI_MODELS.exec(path);
+        if (listing && (req.method === 'GET' || req.method === 'HEAD')) {
+          const answer = geminiModelsResponse(d.registry.all(), d.combos?.combos() ?? [], listing[1] ? decodeURIComponent(listing[1]) : null);
+          if (!answer) throw new ProxyError(404, 'model_not_found', `no connection serves the model ${listing[1]}`);
+          const text = JSON.stringify(answer);
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+          res.end(req.method === 'HEAD' ? undefined : text);
+          return;
+        }
+        const g = geminiCall(path + (query ? `?${query}` : ''));
+        if (g) {
+          route = g.method === 'countTokens' ? GEMINI_COUNT_ROUTE : GEMINI_ROUTE;
+          gemini = { model: g.model, stream: g.stream, sse: g.sse };
+        }
+      }
       if (!route) throw new ProxyError(404, 'not_found', `no such endpoint: ${req.method} ${path}`);
       if (req.method !== 'POST') throw new ProxyError(405, 'method_not_allowed', `use POST for ${path}`);
       const body = await readRequestBody(req, d.settings.values['proxy.maxBodyBytes']);
@@ -182,13 +216,13 @@ export class ProxyServer {
         body,
         json,
       };
+      if (gemini) call.gemini = gemini;
       inForeground(call, d.log);
       await runPipeline(d, call);
     } catch (err) {
       // The socket is gone (client left, or it was too slow and got its 408): nobody to answer.
       if (res.destroyed) return;
-      const route = ROUTES[path];
-      const protocol = route?.protocol ?? guessProtocol;
+      const protocol = ROUTES[path]?.protocol ?? guessProtocol;
       if (err instanceof ProxyError) {
         sendProxyError(res, protocol, err, requestId);
         return;

@@ -4,6 +4,7 @@
 import type { ServerResponse } from 'node:http';
 import type { InboundProtocol } from '../../../shared/model';
 import type { SecretRedactor } from '../logger';
+import { geminiErrorBody } from '../streams/googleErrors';
 
 /** An SSE stream that opens with an error event (e.g. Anthropic "overloaded_error") is a failure. */
 export function leadingStreamError(chunk: Buffer, redactor: SecretRedactor): { status: number; body: string; message: string } | null {
@@ -40,7 +41,9 @@ export function endWithStreamError(res: ServerResponse, protocol: InboundProtoco
     const payload =
       protocol === 'anthropic-messages'
         ? `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: `upstream stream failed: ${message}` } })}\n\n`
-        : `data: ${JSON.stringify({ error: { message: `upstream stream failed: ${message}`, type: 'server_error', code: 'upstream_stream_failed' } })}\n\n`;
+        : protocol === 'gemini'
+          ? `data: ${JSON.stringify(geminiErrorBody({ status: 502, message: `upstream stream failed: ${message}` }))}\n\n`
+          : `data: ${JSON.stringify({ error: { message: `upstream stream failed: ${message}`, type: 'server_error', code: 'upstream_stream_failed' } })}\n\n`;
     res.end(payload);
   } else {
     res.destroy();

@@ -3,7 +3,7 @@
 // that turns a translated upstream answer into the inbound protocol's (a stream running on frames,
 // a JSON answer read whole, errors in the inbound error shape). Native targets pass through here
 // untouched. The codecs are pure (../codecs); this module owns what needs I/O or the clock.
-import { CodecError, codecFor, upstreamEndpointOf, type Codec, type RequestOptions, type UpstreamShape } from '../codecs';
+import { CodecError, codecFor, geminiToGemini, upstreamEndpointOf, type Codec, type RequestOptions, type UpstreamShape } from '../codecs';
 import { errorEventBody } from '../codecs/errors';
 import { DROPPED_TOOLS_HEADER } from '../codecs/hostedTools';
 import type { Clock } from '../clock';
@@ -20,7 +20,7 @@ import type { UpstreamEndpoint } from '../upstream/headers';
 import type { AttemptOutcome, Dispatch, ReadyResponse, RelayableResponse } from './attempt';
 import { rewriteModel } from './body';
 import type { BodyReader } from './bodyReader';
-import type { InboundCall } from './inbound';
+import { wantsStream, type InboundCall } from './inbound';
 import { streamPolicyFor } from './streamPolicy';
 import { TranslatedJson } from './translatedBody';
 import { UpstreamStream } from './upstreamStream';
@@ -35,9 +35,11 @@ export function upstreamShapeOf(call: InboundCall, target: Target): ApiShape {
 
 /** The codec for this attempt, or null when it is native (or count_tokens, which is never translated). */
 export function codecOf(call: InboundCall, target: Target): Codec | null {
-  if (call.protocol === 'anthropic-count-tokens' || call.protocol === 'models') return null;
+  if (call.protocol === 'anthropic-count-tokens' || call.protocol === 'gemini-count-tokens' || call.protocol === 'models') return null;
   const inbound = inboundShapeOf(call.protocol);
   const upstream = upstreamShapeOf(call, target);
+  // A Gemini client streaming a JSON array, on a Gemini connection (always called with SSE): rewritten.
+  if (upstream === 'gemini' && inbound === 'gemini') return call.gemini?.stream && !call.gemini.sse ? geminiToGemini : null;
   return upstream === inbound ? null : codecFor(inbound, upstream as UpstreamShape);
 }
 
@@ -76,7 +78,7 @@ function prepare(call: InboundCall, target: Target, codec: Codec): Prepared | Co
   let p = m.get(key);
   if (!p) {
     try {
-      const r = codec.request(call.json, { model: target.model, stream: call.json.stream === true, chatMaxTokensField: maxField });
+      const r = codec.request(call.json, { model: target.model, stream: wantsStream(call), chatMaxTokensField: maxField });
       p = { body: Buffer.from(JSON.stringify(r.body)), endpoint: upstreamEndpointOf(codec), dropped: r.dropped, droppedTools: r.droppedTools, label: `${codec.inbound}→${codec.upstream}` };
     } catch (err) {
       if (!(err instanceof CodecError)) throw err;
@@ -96,6 +98,7 @@ export type Refusal = { kind: 'estimate' } | { kind: 'untranslatable'; error: Co
  */
 export function refusalFor(call: InboundCall, target: Target): Refusal | null {
   if (call.protocol === 'anthropic-count-tokens') return target.conn.protocol === 'anthropic' ? null : { kind: 'estimate' };
+  if (call.protocol === 'gemini-count-tokens') return target.conn.protocol === 'gemini' ? null : { kind: 'estimate' };
   const codec = codecOf(call, target);
   if (!codec) return null;
   const p = prepare(call, target, codec);
@@ -110,7 +113,8 @@ export function upstreamRequestOf(call: InboundCall, target: Target): { body: Bu
     const p = prepare(call, target, codec);
     if (!(p instanceof CodecError)) return { body: p.body, endpoint: p.endpoint, translated: true };
   }
-  const body = target.model === call.json.model ? call.body : rewriteModel(call.body, call.json, target.model);
+  // A Gemini body names no model (its URL does: upstream/headers.ts).
+  const body = call.gemini || target.model === call.json.model ? call.body : rewriteModel(call.body, call.json, target.model);
   return { body, endpoint: call.endpoint, translated: false };
 }
 
@@ -185,7 +189,8 @@ class AttemptTranslation {
   }
 
   private translator(trackText = false) {
-    return this.codec.response({ request: this.call.json, model: this.target.model, now: this.deps.clock.now(), requestId: this.call.requestId, trackText });
+    const framing = this.call.gemini && !this.call.gemini.sse ? ('json-array' as const) : undefined;
+    return this.codec.response({ request: this.call.json, model: this.target.model, now: this.deps.clock.now(), requestId: this.call.requestId, trackText, geminiFraming: framing });
   }
 
   /** A failed attempt for an error the upstream reported inside a 2xx (body or stream). */
@@ -250,7 +255,9 @@ class AttemptTranslation {
     const { reader, first } = this.ready;
     if (reader instanceof UpstreamStream) {
       reader.translator = this.translator(streamPolicyFor(this.deps.settings.snapshot, this.target).midstream);
-      const headers = clientHeaders(this.ready.headers, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+      // A Gemini client's stream without alt=sse is one JSON array.
+      const type = this.call.gemini && !this.call.gemini.sse ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8';
+      const headers = clientHeaders(this.ready.headers, { 'content-type': type, 'cache-control': 'no-cache' });
       return this.readyWith(reader, headers, first);
     }
     const read = await reader.readAll(first.kind === 'chunk' ? first.chunk : null, TRANSLATED_ANSWER_LIMIT);

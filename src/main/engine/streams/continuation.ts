@@ -4,9 +4,9 @@
 // - as an assistant prefill (the final assistant turn the model continues exactly), which only
 //   Anthropic Messages takes, and only for a turn without extended thinking; trailing whitespace is
 //   left out, since Anthropic refuses a prefill that ends in it (splice.ts puts it back); or
-// - as a "continue" turn: the answer so far as an assistant message, then a user message asking to
-//   continue exactly where it stopped, for every other target (and for a target that refused the
-//   prefill with a 400).
+// - as a "continue" turn: the answer so far as an assistant message (a Gemini `model` turn), then a
+//   user message asking to continue exactly where it stopped, for every other target (and for a
+//   target that refused the prefill with a 400).
 // A final assistant turn the client itself sent (its own prefill) is extended rather than repeated.
 import type { ApiShape } from './shape';
 import type { ContinuationMode } from './splice';
@@ -25,6 +25,10 @@ export function wantsThinking(shape: ApiShape, json: Record<string, unknown>): b
     return isObject(oc) && typeof oc.effort === 'string' && !(isObject(t) && t.type === 'disabled');
   }
   if (shape === 'openai-chat') return typeof json.reasoning_effort === 'string' && json.reasoning_effort !== 'none';
+  if (shape === 'gemini') {
+    const tc = isObject(json.generationConfig) ? json.generationConfig.thinkingConfig : null;
+    return isObject(tc) && (tc.includeThoughts === true || (typeof tc.thinkingBudget === 'number' && tc.thinkingBudget !== 0) || typeof tc.thinkingLevel === 'string');
+  }
   const r = json.reasoning;
   return isObject(r) && typeof r.effort === 'string' && r.effort !== 'none';
 }
@@ -78,6 +82,16 @@ export function continuationRequest(shape: ApiShape, json: Record<string, unknow
     const messages = withAssistant(json.messages, text, (c) => (typeof c === 'string' ? c : null));
     if (mode === 'continue') messages.push({ role: 'user', content: CONTINUE_PROMPT });
     return { ...json, messages };
+  }
+  if (shape === 'gemini') {
+    // The answer so far as a model turn (extending the client's own final model turn), then the ask.
+    const contents: any[] = Array.isArray(json.contents) ? [...json.contents] : [];
+    const last = contents[contents.length - 1];
+    if (isObject(last) && last.role === 'model' && Array.isArray(last.parts) && last.parts.every((p: unknown) => isObject(p) && typeof p.text === 'string' && p.thought !== true)) {
+      contents[contents.length - 1] = { ...last, parts: [...last.parts, { text }] };
+    } else contents.push({ role: 'model', parts: [{ text }] });
+    if (mode === 'continue') contents.push({ role: 'user', parts: [{ text: CONTINUE_PROMPT }] });
+    return { ...json, contents };
   }
   const input: any[] = typeof json.input === 'string' ? [{ type: 'message', role: 'user', content: json.input }] : Array.isArray(json.input) ? [...json.input] : [];
   input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] });

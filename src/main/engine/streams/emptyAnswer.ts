@@ -9,7 +9,31 @@ import { jsonOutcome } from './jsonOutcome';
 import type { ApiShape } from './shape';
 
 /** Stop reasons that make an answer without output a legitimate one. */
-export const ASKED_FOR_EMPTY: ReadonlySet<string> = new Set(['max_tokens', 'length', 'stop_sequence', 'max_output_tokens', 'incomplete', 'content_filter', 'refusal', 'tool_use', 'tool_calls', 'pause_turn']);
+export const ASKED_FOR_EMPTY: ReadonlySet<string> = new Set([
+  'max_tokens',
+  'length',
+  'stop_sequence',
+  'max_output_tokens',
+  'incomplete',
+  'content_filter',
+  'refusal',
+  'tool_use',
+  'tool_calls',
+  'pause_turn',
+  // Gemini's words: its token limit, and the filters and blocks that withhold an answer on purpose
+  // (a finishReason, or a prompt's blockReason).
+  'MAX_TOKENS',
+  'SAFETY',
+  'RECITATION',
+  'LANGUAGE',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+  'OTHER',
+]);
 
 /** Whether an answer without output that stopped for `stopReason` was asked for. */
 export const askedForEmpty = (stopReason: string | null): boolean => stopReason !== null && ASKED_FOR_EMPTY.has(stopReason);
@@ -18,6 +42,7 @@ export const askedForEmpty = (stopReason: string | null): boolean => stopReason 
 function looksLikeCompletion(shape: ApiShape, j: Record<string, unknown>): boolean {
   if (shape === 'anthropic-messages') return Array.isArray(j.content);
   if (shape === 'openai-chat') return Array.isArray(j.choices);
+  if (shape === 'gemini') return Array.isArray(j.candidates) || (typeof j.promptFeedback === 'object' && j.promptFeedback !== null);
   return Array.isArray(j.output);
 }
 

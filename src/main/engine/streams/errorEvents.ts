@@ -1,7 +1,9 @@
 // Error bodies and in-band error events in each API shape's own words, so an agent's SDK parses
 // them: Anthropic `{type:'error', error:{type, message}}` (as `event: error` in a stream), OpenAI
 // `{error:{message, type, param, code}}` (a Chat stream carries it as a data chunk, which the openai
-// SDK throws as an APIError), and Responses `response.failed`.
+// SDK throws as an APIError), Responses `response.failed`, and Google's `{error:{code, message,
+// status}}` (a Gemini SSE stream carries it as a data event).
+import { geminiErrorBody } from './googleErrors';
 import { sseEvent } from './sse';
 import type { ApiShape } from './shape';
 
@@ -62,6 +64,7 @@ export function openaiErrorCode(status: number): string {
 }
 
 export function errorBodyFor(shape: ApiShape, e: ShapedError): Record<string, unknown> {
+  if (shape === 'gemini') return geminiErrorBody(e);
   if (shape === 'anthropic-messages') {
     return { type: 'error', error: { type: anthropicErrorType(e.status), message: e.message } };
   }
@@ -75,7 +78,7 @@ export function errorBodyFor(shape: ApiShape, e: ShapedError): Record<string, un
  */
 export function streamErrorEvent(shape: ApiShape, e: ShapedError, sequenceNumber = 0): string {
   if (shape === 'anthropic-messages') return sseEvent('error', JSON.stringify(errorBodyFor(shape, e)));
-  if (shape === 'openai-chat') return sseEvent(null, JSON.stringify(errorBodyFor(shape, e)));
+  if (shape === 'openai-chat' || shape === 'gemini') return sseEvent(null, JSON.stringify(errorBodyFor(shape, e)));
   const response = {
     id: 'resp_failed',
     object: 'response',

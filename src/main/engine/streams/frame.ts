@@ -12,6 +12,7 @@
 import type { InbandError } from './errorStatus';
 import { errorFromObject } from './errorStatus';
 import type { ApiShape } from './shape';
+import { readGeminiErrorObject } from './googleErrors';
 
 /**
  * The frame's primary class, by precedence error > malformed > output > reasoning > terminal >
@@ -204,6 +205,57 @@ function classifyChat(d: Draft, j: any): void {
     }
   }
   if (j.usage) d.usage = openaiUsage(j.usage);
+}
+
+/** Gemini usageMetadata: tool-use prompt tokens count as input, thoughts as output. */
+function geminiUsage(u: any): FrameUsage | null {
+  if (!u || typeof u !== 'object') return null;
+  const prompt = num(u.promptTokenCount);
+  const toolPrompt = num(u.toolUsePromptTokenCount);
+  const candidates = num(u.candidatesTokenCount);
+  const thoughts = num(u.thoughtsTokenCount);
+  const out: FrameUsage = {
+    inputTokens: prompt === null && toolPrompt === null ? null : (prompt ?? 0) + (toolPrompt ?? 0),
+    outputTokens: candidates === null && thoughts === null ? null : (candidates ?? 0) + (thoughts ?? 0),
+  };
+  const cached = num(u.cachedContentTokenCount);
+  if (cached !== null) out.cacheReadTokens = cached;
+  return out;
+}
+
+/**
+ * One GenerateContentResponse chunk: text parts are output, thought parts (and a signature) are
+ * reasoning, a function call arrives whole (start and arguments at once); a finishReason or a
+ * blocked prompt ends the answer (its word is the stop reason); `{ error }` is an in-band error.
+ */
+function classifyGemini(d: Draft, j: any): void {
+  d.type = 'chunk';
+  if (j.error) {
+    d.error = readGeminiErrorObject(j.error, 500);
+    return;
+  }
+  const cand = Array.isArray(j.candidates) ? j.candidates[0] : null;
+  const parts = cand?.content?.parts;
+  if (Array.isArray(parts)) {
+    for (const p of parts) {
+      if (!p || typeof p !== 'object') continue;
+      if (p.thought === true) d.reasoning = true;
+      else d.textChars += len(p.text);
+      if (typeof p.thoughtSignature === 'string' && p.thoughtSignature) d.reasoning = true;
+      if (p.functionCall && typeof p.functionCall === 'object') {
+        d.toolStart = true;
+        d.toolArgChars += p.functionCall.args ? JSON.stringify(p.functionCall.args).length : 0;
+      }
+    }
+  }
+  if (typeof cand?.finishReason === 'string' && cand.finishReason) {
+    d.terminal = true;
+    d.stopReason = cand.finishReason;
+  } else if (typeof j.promptFeedback?.blockReason === 'string' && j.promptFeedback.blockReason) {
+    d.terminal = true;
+    d.stopReason = j.promptFeedback.blockReason;
+  }
+  d.usage = geminiUsage(j.usageMetadata);
 }
 
 const RESPONSES_TOOL_ITEMS = new Set([
@@ -470,6 +522,7 @@ export function classifyFrame(shape: ApiShape, event: string | null, data: strin
   }
   if (shape === 'anthropic-messages') classifyAnthropic(d, json, event);
   else if (shape === 'openai-chat') classifyChat(d, json);
+  else if (shape === 'gemini') classifyGemini(d, json);
   else classifyResponses(d, json, event);
   return finish(shape, event, data, json, d, false);
 }

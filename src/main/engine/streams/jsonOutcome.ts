@@ -1,5 +1,6 @@
 // The non-stream counterpart of frame classification: does a complete JSON response hold model
 // output, why did it stop, and is it an error wearing a 200.
+import { readGeminiErrorObject } from './googleErrors';
 import { errorFromObject, type InbandError } from './errorStatus';
 import type { FrameUsage } from './frame';
 import type { ApiShape } from './shape';
@@ -27,7 +28,7 @@ export function jsonOutcome(shape: ApiShape, body: unknown): JsonOutcome {
   }
   const j = body as any;
   if (j.type === 'error' || (j.error && typeof j.error === 'object' && !('output' in j))) {
-    out.error = errorFromObject(j.error ?? j);
+    out.error = shape === 'gemini' && j.error ? readGeminiErrorObject(j.error, 500) : errorFromObject(j.error ?? j);
     return out;
   }
   if (shape === 'anthropic-messages') {
@@ -61,6 +62,24 @@ export function jsonOutcome(shape: ApiShape, body: unknown): JsonOutcome {
     if (j.usage) {
       out.usage = { inputTokens: num(j.usage.prompt_tokens), outputTokens: num(j.usage.completion_tokens) };
       const read = num(j.usage.prompt_tokens_details?.cached_tokens);
+      if (read !== null) out.usage.cacheReadTokens = read;
+    }
+    return out;
+  }
+  if (shape === 'gemini') {
+    const c = Array.isArray(j.candidates) ? j.candidates[0] : null;
+    for (const p of Array.isArray(c?.content?.parts) ? c.content.parts : []) {
+      if (p?.thought === true) out.reasoning = true;
+      else if (nonEmpty(p?.text) || (p?.functionCall && typeof p.functionCall === 'object')) out.output = true;
+    }
+    out.stopReason = typeof c?.finishReason === 'string' ? c.finishReason : typeof j.promptFeedback?.blockReason === 'string' ? j.promptFeedback.blockReason : null;
+    const u = j.usageMetadata;
+    if (u) {
+      const prompt = num(u.promptTokenCount);
+      const cand = num(u.candidatesTokenCount);
+      const thoughts = num(u.thoughtsTokenCount);
+      out.usage = { inputTokens: prompt, outputTokens: cand === null && thoughts === null ? null : (cand ?? 0) + (thoughts ?? 0) };
+      const read = num(u.cachedContentTokenCount);
       if (read !== null) out.usage.cacheReadTokens = read;
     }
     return out;
