@@ -2,4 +2,13 @@
 import { GEMINI_CLI } from './support/agents';
 import { describeAgent } from './support/conformance';
 
-describeAgent(GEMINI_CLI, { translatedTo: ['chat', 'anthropic'] });
+describeAgent(GEMINI_CLI, {
+  translatedTo: ['chat', 'anthropic'],
+  knownFailures: {
+    // Every Gemini CLI chat request carries generationConfig.topK 64 (its built-in chat-base config).
+    'translated to chat': 'the Chat writer refuses topK with a 400 (codecs/chatRequest.ts) instead of dropping it',
+    'translated to anthropic': 'the Anthropic writer refuses topK with a 400 (codecs/anthropicRequest.ts) although Anthropic has top_k',
+    // Gemini CLI 0.61 sends no session id (no header, nothing in the body), so nothing pins its turns.
+    session: 'no session key for Gemini CLI requests: its turns are spread round-robin',
+  },
+});
