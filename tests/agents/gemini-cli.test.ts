@@ -8,7 +8,5 @@ describeAgent(GEMINI_CLI, {
     // Every Gemini CLI chat request carries generationConfig.topK 64 (its built-in chat-base config).
     'translated to chat': 'the Chat writer refuses topK with a 400 (codecs/chatRequest.ts) instead of dropping it',
     'translated to anthropic': 'the Anthropic writer refuses topK with a 400 (codecs/anthropicRequest.ts) although Anthropic has top_k',
-    // Gemini CLI 0.61 sends no session id (no header, nothing in the body), so nothing pins its turns.
-    session: 'no session key for Gemini CLI requests: its turns are spread round-robin',
   },
 });
