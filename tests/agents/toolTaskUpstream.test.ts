@@ -2,6 +2,7 @@
 // both forms: a tool call on the first turn, the final text once the tool's output comes back, so
 // that an agent case failing points at the agent or the engine, never at the script.
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI, type Content } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fakeUpstream';
@@ -54,6 +55,25 @@ describe('tool-task upstream', () => {
       expect([call.name, JSON.parse(call.arguments)]).toEqual(['exec_command', { cmd: TOOL_COMMAND }]);
       const second = await ask([{ role: 'user', content: 'go' }, call, { type: 'function_call_output', call_id: call.call_id, output: TOOL_OUTPUT }]);
       expect(second.output_text).toBe(FINAL_TEXT);
+    });
+
+    it(`Gemini (${stream ? 'streamed' : 'JSON'}): a run_shell_command functionCall, then the final text after the functionResponse`, async () => {
+      const ai = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: fake.geminiUrl } });
+      const config = { tools: [{ functionDeclarations: [{ name: 'run_shell_command', parametersJsonSchema: shellSchema }] }] };
+      const ask = async (contents: Content[]) => {
+        if (!stream) return ai.models.generateContent({ model: MODEL, contents, config });
+        const parts: NonNullable<Content['parts']> = [];
+        for await (const c of await ai.models.generateContentStream({ model: MODEL, contents, config })) parts.push(...(c.candidates?.[0]?.content?.parts ?? []));
+        return { candidates: [{ content: { role: 'model', parts } }] };
+      };
+      const user: Content = { role: 'user', parts: [{ text: 'go' }] };
+      const first = (await ask([user])).candidates![0]!.content!;
+      const call = first.parts!.find((p) => p.functionCall)!.functionCall!;
+      expect([call.name, call.args]).toEqual(['run_shell_command', { command: TOOL_COMMAND, description: expect.any(String) }]);
+      const answer: Content = { role: 'user', parts: [{ functionResponse: { id: call.id, name: call.name, response: { output: TOOL_OUTPUT } } }] };
+      const second = (await ask([user, first, answer])).candidates![0]!.content!;
+      expect(second.parts!.map((p) => p.text).join('')).toBe(FINAL_TEXT);
+      expect(fake.requests.at(-1)!.gemini).toEqual({ method: stream ? 'streamGenerateContent' : 'generateContent', sse: stream });
     });
   }
 

@@ -108,6 +108,9 @@ test('agent setup, client keys, settings, breakers, request log and app pages', 
   await expect(page.getByTestId('agent-apply')).toContainText('.codex/config.toml');
   await page.getByRole('tab', { name: 'opencode' }).click();
   await expect(page.getByRole('tabpanel')).toContainText('"@ai-sdk/openai-compatible"');
+  await page.getByRole('tab', { name: 'Gemini CLI' }).click();
+  await expect(page.getByRole('tabpanel')).toContainText(`GOOGLE_GEMINI_BASE_URL="${app.proxyUrl}"`);
+  await expect(page.getByRole('tabpanel')).toContainText('"selectedType": "gemini-api-key"');
   await page.getByRole('tab', { name: 'aider' }).click();
   await expect(page.getByRole('tabpanel')).toContainText(`OPENAI_API_BASE="${app.proxyUrl}/v1"`);
 

@@ -1,7 +1,7 @@
-// Copy-paste setup for the agents people point at the proxy: Claude Code, Codex CLI, opencode,
-// qwen-code, Crush, Continue, Cline, aider and any OpenAI (or Anthropic) SDK. Pure text builders:
-// the page decides which key text goes in. The Claude Code, Codex, opencode and qwen-code files are
-// the ones the agent conformance suite (tests/agents) runs the real CLIs with.
+// Copy-paste setup for the agents people point at the proxy: Claude Code, Codex CLI, Gemini CLI,
+// opencode, qwen-code, Crush, Continue, Cline, aider and any OpenAI (or Anthropic) SDK. Pure text
+// builders: the page decides which key text goes in. The Claude Code, Codex, Gemini CLI, opencode
+// and qwen-code files are the ones the agent conformance suite (tests/agents) runs the real CLIs with.
 
 export interface AgentSetupInput {
   /** Proxy origin, e.g. http://127.0.0.1:8480 (no trailing slash, no /v1). */
@@ -13,6 +13,8 @@ export interface AgentSetupInput {
   anthropicModel: string;
   /** A model (typically a combo) Claude Code should ask for; unset keeps Claude Code's own choice. */
   claudeModel?: string;
+  /** The model Gemini CLI should ask for; unset uses openaiModel. */
+  geminiModel?: string;
 }
 
 export interface Snippet {
@@ -23,7 +25,7 @@ export interface Snippet {
 }
 
 export interface AgentGuide {
-  id: 'claude-code' | 'codex' | 'opencode' | 'qwen-code' | 'crush' | 'continue' | 'cline' | 'aider' | 'openai-sdk' | 'anthropic-sdk' | 'curl';
+  id: 'claude-code' | 'codex' | 'gemini-cli' | 'opencode' | 'qwen-code' | 'crush' | 'continue' | 'cline' | 'aider' | 'openai-sdk' | 'anthropic-sdk' | 'curl';
   label: string;
   intro: string;
   snippets: Snippet[];
@@ -77,6 +79,29 @@ export function agentGuides(i: AgentSetupInput): AgentGuide[] {
           ].join('\n'),
         },
         { title: 'Key', where: 'shell', code: `export SWITCHYARD_API_KEY="${i.key}"\ncodex` },
+      ],
+    },
+    {
+      id: 'gemini-cli',
+      label: 'Gemini CLI',
+      intro:
+        'Gemini CLI speaks the Gemini API. Point it at the proxy (without a path) and sign in with the client key as its API key; Switchyard translates for connections that speak another protocol.',
+      snippets: [
+        {
+          title: 'Sign-in and privacy',
+          where: '~/.gemini/settings.json',
+          code: JSON.stringify(
+            {
+              security: { auth: { selectedType: 'gemini-api-key' } },
+              model: { name: i.geminiModel ?? i.openaiModel },
+              privacy: { usageStatisticsEnabled: false },
+              telemetry: { enabled: false },
+            },
+            null,
+            2,
+          ),
+        },
+        { title: 'For this shell', where: 'shell', code: `export GOOGLE_GEMINI_BASE_URL="${base}"\nexport GEMINI_API_KEY="${i.key}"\ngemini` },
       ],
     },
     {

@@ -8,7 +8,7 @@ import { agentGuides, type AgentGuide } from '../../../src/renderer/lib/agentSet
 import type { Sandbox } from './sandbox';
 
 /** The API shape a connection is called in. */
-export type UpstreamShape = 'anthropic' | 'chat' | 'responses';
+export type UpstreamShape = 'anthropic' | 'chat' | 'responses' | 'gemini';
 
 export interface Launch {
   cmd: string;
@@ -52,7 +52,7 @@ const ROOT = resolve(import.meta.dirname, '../../..');
 
 /** The file the "Connect your agent" page prints for this agent, for this engine and key. */
 export function dashboardSnippet(id: AgentGuide['id'], where: string, t: AgentTarget): string {
-  const guides = agentGuides({ proxyUrl: t.proxyUrl, key: t.clientKey, openaiModel: t.model, anthropicModel: t.model, claudeModel: t.model });
+  const guides = agentGuides({ proxyUrl: t.proxyUrl, key: t.clientKey, openaiModel: t.model, anthropicModel: t.model, claudeModel: t.model, geminiModel: t.model });
   const code = guides.find((g) => g.id === id)?.snippets.find((s) => s.where === where)?.code;
   if (code === undefined) throw new Error(`no ${where} snippet for ${id}`);
   return code;
@@ -147,6 +147,39 @@ export const QWEN_CODE: AgentSpec = {
     return { cmd: ownBinPath('qwen-code', 'qwen'), args: ['-p', t.prompt, '--yolo'], env: { ...sb.env, SWITCHYARD_API_KEY: t.clientKey } };
   },
 };
+
+export const GEMINI_CLI: AgentSpec = {
+  id: 'gemini-cli',
+  pkg: '@google/gemini-cli',
+  bin: 'gemini',
+  ownInstall: '0.61.0',
+  native: 'gemini',
+  timeoutMs: 180_000,
+  knownEgress: [],
+  launch: (sb, t) => {
+    // The dashboard's file (API key sign-in, usage statistics and telemetry off), with update
+    // checks and the IDE integration switched off as well.
+    const settings = JSON.parse(dashboardSnippet('gemini-cli', '~/.gemini/settings.json', t)) as Record<string, Record<string, unknown>>;
+    settings.general = { ...settings.general, enableAutoUpdate: false, enableAutoUpdateNotification: false };
+    settings.ide = { enabled: false };
+    writeFile(join(sb.home, '.gemini', 'settings.json'), JSON.stringify(settings, null, 2));
+    return {
+      cmd: ownBinPath('gemini-cli', 'gemini'),
+      // The file's model keeps every call on the test model (without one Gemini CLI first sends
+      // each prompt to a flash-lite classifier). --skip-trust: the sandbox work dir is a new,
+      // untrusted folder, where headless runs refuse to start.
+      args: ['-p', t.prompt, '--yolo', '--skip-trust'],
+      env: { ...sb.env, ...shellExports(dashboardSnippet('gemini-cli', 'shell', t)) },
+    };
+  },
+};
+
+/** The `export NAME="value"` lines of a shell snippet, as an environment. */
+function shellExports(code: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of code.matchAll(/^export ([A-Z_][A-Z0-9_]*)="([^"]*)"$/gm)) env[m[1]!] = m[2]!;
+  return env;
+}
 
 export interface Installed {
   version: string | null;

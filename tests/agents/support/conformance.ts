@@ -4,7 +4,7 @@
 // the agent once in a sandbox HOME and judges what the upstream saw and what the agent printed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionCreateInput } from '../../../src/shared/contract';
-import type { FakeUpstream, RecordedRequest } from '../../support/fakeUpstream';
+import { geminiError, type FakeUpstream, type RecordedRequest } from '../../support/fakeUpstream';
 import { startTestEngine } from '../../support/harness';
 import { installed, type AgentSpec, type UpstreamShape } from './agents';
 import { createSandbox, EgressGuard, runBounded, type RunResult } from './sandbox';
@@ -32,11 +32,12 @@ interface Run {
   egress: string[];
 }
 
-const MODEL_PATH = /\/(messages|chat\/completions|responses)$/;
+const MODEL_PATH = /\/(messages|chat\/completions|responses)$|:(generateContent|streamGenerateContent)$/;
 
 function connection(fake: FakeUpstream, c: ConnSpec, name: string): ConnectionCreateInput {
   const base = { name, secret: c.key, priority: c.priority, models: [MODEL] };
   if (c.shape === 'anthropic') return { ...base, kind: 'anthropic', baseUrl: fake.anthropicUrl };
+  if (c.shape === 'gemini') return { ...base, kind: 'gemini', baseUrl: fake.geminiUrl };
   if (c.shape === 'chat') return { ...base, kind: 'openai-compatible', provider: 'fakechat', baseUrl: fake.openaiUrl, servesResponses: false };
   return { ...base, kind: 'openai', baseUrl: fake.openaiUrl, servesResponses: true };
 }
@@ -45,6 +46,7 @@ function connection(fake: FakeUpstream, c: ConnSpec, name: string): ConnectionCr
 function shapeOfCall(r: RecordedRequest): UpstreamShape {
   if (r.path.endsWith('/messages')) return 'anthropic';
   if (r.path.endsWith('/chat/completions')) return 'chat';
+  if (r.gemini) return 'gemini';
   return 'responses';
 }
 
@@ -123,7 +125,9 @@ export function describeAgent(spec: AgentSpec, o: { translatedTo: UpstreamShape[
     conformanceCase('failover', async () => {
       const failing = 'key-failing-000000001';
       const serving = 'key-serving-000000002';
-      const error = (type: string, message: string) => ({ type: 'error', error: { type, message, code: type } });
+      // The errors in the connection's own shape (Google's error body for a Gemini upstream).
+      const error = (status: number, type: string, googleStatus: string, message: string) =>
+        spec.native === 'gemini' ? geminiError(status, googleStatus, message) : { type: 'error', error: { type, message, code: type } };
       const r = await run(
         [
           { shape: spec.native, key: failing, priority: 1 },
@@ -131,8 +135,8 @@ export function describeAgent(spec: AgentSpec, o: { translatedTo: UpstreamShape[
         ],
         (f) =>
           f.script({ key: failing }, [
-            { status: 429, headers: { 'retry-after': '30' }, json: error('rate_limit_error', 'rate limited') },
-            { status: 503, json: error('overloaded_error', 'unavailable') },
+            { status: 429, headers: { 'retry-after': '30' }, json: error(429, 'rate_limit_error', 'RESOURCE_EXHAUSTED', 'rate limited') },
+            { status: 503, json: error(503, 'overloaded_error', 'UNAVAILABLE', 'unavailable') },
           ]),
       );
       expectTaskDone(r, spec.native);

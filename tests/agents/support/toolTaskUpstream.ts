@@ -1,6 +1,6 @@
 // The scripted model behind the agent conformance suite: a FakeUpstream that plays a two-turn tool
-// task in whichever API shape it is called in (Anthropic Messages, OpenAI Chat, OpenAI Responses),
-// as JSON or as a stream, whatever the request asks. Turn one calls the agent's own shell tool
+// task in whichever API shape it is called in (Anthropic Messages, OpenAI Chat, OpenAI Responses,
+// Gemini), as JSON or as a stream, whatever the request asks. Turn one calls the agent's own shell tool
 // (found in the request's tool list) with a command whose output is not in the command text; once
 // that output comes back in the conversation, the final turn answers with a known sentence. A
 // request without a shell tool (an agent's title or topic side call) gets a short plain answer.
@@ -10,6 +10,9 @@ import {
   anthropicToolMessage,
   anthropicToolStream,
   FakeUpstream,
+  geminiResult,
+  geminiStream,
+  geminiStreamChunks,
   openaiCompletion,
   openaiStream,
   openaiToolCompletion,
@@ -22,8 +25,11 @@ import {
   type ScriptedResponse,
 } from '../../support/fakeUpstream';
 
-/** The shell command the model asks for, and what only running it prints. */
-export const TOOL_COMMAND = 'echo conformance-$((6*7))';
+/**
+ * The shell command the model asks for, and what only running it prints. No `$(...)` in it:
+ * Gemini CLI refuses any command with a substitution in it as an injection.
+ */
+export const TOOL_COMMAND = "printf 'conformance-%d\\n' 42";
 export const TOOL_OUTPUT = 'conformance-42';
 /** The final answer, once the tool's output came back. */
 export const FINAL_TEXT = 'Task finished: the command printed conformance-42.';
@@ -37,10 +43,12 @@ interface ToolSpec {
   schema: { properties?: Record<string, { type?: string | string[] }>; required?: string[] };
 }
 
-/** The tools a request offers, in any of the three shapes. */
+/** The tools a request offers, in any of the four shapes. */
 export function offeredTools(body: Record<string, unknown> | null): ToolSpec[] {
   const tools = Array.isArray(body?.tools) ? (body!.tools as Record<string, any>[]) : [];
   return tools.flatMap((t): ToolSpec[] => {
+    if (Array.isArray(t.functionDeclarations))
+      return (t.functionDeclarations as Record<string, any>[]).map((f) => ({ name: f.name, schema: f.parametersJsonSchema ?? f.parameters ?? {} }));
     if (t.function && typeof t.function.name === 'string') return [{ name: t.function.name, schema: t.function.parameters ?? {} }];
     if (typeof t.name === 'string') return [{ name: t.name, schema: t.input_schema ?? t.parameters ?? {} }];
     return [];
@@ -63,9 +71,11 @@ function shellArguments(tool: ToolSpec): Record<string, unknown> {
   return args;
 }
 
-type Shape = 'anthropic' | 'chat' | 'responses';
+type Shape = 'anthropic' | 'chat' | 'responses' | 'gemini';
 
-function shapeOf(path: string): Shape | null {
+function shapeOf(rec: RecordedRequest): Shape | null {
+  const path = rec.path;
+  if (rec.gemini) return rec.gemini.method === 'countTokens' ? null : 'gemini';
   if (path.endsWith('/messages')) return 'anthropic';
   if (path.endsWith('/chat/completions')) return 'chat';
   if (path.endsWith('/responses')) return 'responses';
@@ -84,12 +94,13 @@ export function turnFor(rec: RecordedRequest): Turn {
 
 /** The answer to one model request in its own shape (JSON or stream, as asked). */
 export function toolTaskAnswer(rec: RecordedRequest): ScriptedResponse | undefined {
-  const shape = shapeOf(rec.path);
+  const shape = shapeOf(rec);
   if (!shape) return undefined;
   const model = rec.model ?? 'conformance-model';
   const stream = rec.body?.stream === true;
   const turn = turnFor(rec);
   const text = turn.kind === 'final' ? FINAL_TEXT : SIDE_TEXT;
+  if (shape === 'gemini') return geminiAnswer(rec, model, turn, text);
   if (shape === 'anthropic') {
     if (turn.kind === 'tool') return stream ? { chunks: anthropicToolStream(model, [turn.call]) } : { json: anthropicToolMessage(model, [turn.call]) };
     return stream ? { chunks: anthropicStream(model, [text]) } : { json: anthropicMessage(model, text) };
@@ -100,6 +111,16 @@ export function toolTaskAnswer(rec: RecordedRequest): ScriptedResponse | undefin
   }
   if (turn.kind === 'tool') return stream ? { chunks: responsesToolStream(model, turn.call) } : { json: responsesToolResult(model, turn.call) };
   return stream ? { chunks: responsesTextStream(model, text) } : { json: responsesResult(model, text) };
+}
+
+/** Gemini: a functionCall part, or the text; JSON, SSE (alt=sse) or the JSON-array stream, as the path asks. */
+function geminiAnswer(rec: RecordedRequest, model: string, turn: Turn, text: string): ScriptedResponse {
+  const calls = turn.kind === 'tool' ? [turn.call] : [];
+  const reply = turn.kind === 'tool' ? null : text;
+  if (rec.gemini!.method === 'generateContent') return { json: geminiResult(model, reply, calls) };
+  const pieces = reply === null ? [] : [reply];
+  if (rec.gemini!.sse) return { chunks: geminiStream(model, pieces, calls) };
+  return { body: JSON.stringify(geminiStreamChunks(model, pieces, calls)), headers: { 'content-type': 'application/json' } };
 }
 
 function functionCallItem(call: FakeToolCall) {

@@ -251,6 +251,19 @@ describe('agent setup', () => {
     expect(file('crush', '~/.config/crush/crush.json').providers.switchyard).toMatchObject({ type: 'openai-compat', base_url: 'http://127.0.0.1:8480/v1', api_key: 'sk-sy-k' });
   });
 
+  it('Gemini CLI gets the origin without a path, the key as its API key and an API key sign-in file', () => {
+    expect(code('gemini-cli')).toContain('export GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:8480"\nexport GEMINI_API_KEY="sk-sy-k"\ngemini');
+    const settings = JSON.parse(guides.find((g) => g.id === 'gemini-cli')!.snippets.find((x) => x.where === '~/.gemini/settings.json')!.code);
+    expect(settings).toEqual({
+      security: { auth: { selectedType: 'gemini-api-key' } },
+      model: { name: 'gpt-x' },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+    });
+    const withGemini = agentGuides({ proxyUrl: 'http://127.0.0.1:8480', key: 'k', openaiModel: 'gpt-x', anthropicModel: 'claude-x', geminiModel: 'gemini-x' });
+    expect(withGemini.find((g) => g.id === 'gemini-cli')!.snippets[0]!.code).toContain('"name": "gemini-x"');
+  });
+
   it('Continue and Cline get the /v1 base URL, the key and the model', () => {
     expect(code('continue')).toContain('provider: openai\n    model: gpt-x\n    apiBase: http://127.0.0.1:8480/v1\n    apiKey: sk-sy-k');
     expect(code('cline')).toBe('API Provider: OpenAI Compatible\nBase URL: http://127.0.0.1:8480/v1\nAPI Key: sk-sy-k\nModel ID: gpt-x');

@@ -36,13 +36,15 @@ export function AgentPage() {
   const key = usable.find((k) => k.id === chosenKey) ?? usable[0] ?? null;
   const shownKey = key ? (revealed[key.id] ?? key.masked) : '<client key>';
   const enabled = connections.filter((c) => c.enabled);
-  const firstModel = (protocol: 'openai' | 'anthropic') =>
+  const firstModel = (protocol: 'openai' | 'anthropic' | 'gemini') =>
     enabled.find((c) => c.protocol === protocol && c.models.length)?.models[0] ?? PLACEHOLDER_MODEL;
   const input = (k: string) => ({
     proxyUrl: proxyUrl ?? 'http://127.0.0.1:8480',
     key: k,
     openaiModel: combo?.name ?? firstModel('openai'),
     anthropicModel: combo?.name ?? firstModel('anthropic'),
+    // Gemini CLI reaches any connection through translation: a Gemini connection's model first.
+    geminiModel: combo?.name ?? (firstModel('gemini') === PLACEHOLDER_MODEL ? firstModel('openai') : firstModel('gemini')),
     ...(combo ? { claudeModel: combo.name } : {}),
   });
   const guides = agentGuides(input(shownKey));
