@@ -822,6 +822,7 @@ export const SESSION_SOURCES = [
   'client_metadata.session_id',
   'prompt_cache_key',
   'metadata.sessionId',
+  'gemini.conversation',
 ] as const;
 export type SessionSource = (typeof SESSION_SOURCES)[number];
 

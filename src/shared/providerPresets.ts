@@ -59,13 +59,13 @@ export const PROVIDER_PRESETS: readonly ProviderPreset[] = [
   {
     id: 'google',
     name: 'Google AI Studio (Gemini)',
-    kind: 'openai-compatible',
-    provider: 'google',
-    baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai',
+    kind: 'gemini',
+    provider: 'gemini',
+    baseUrl: 'https://generativelanguage.googleapis.com',
     keyRequired: true,
-    models: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.0-flash'],
+    models: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite'],
     keyUrl: 'https://aistudio.google.com/apikey',
-    note: 'Gemini through Google\'s OpenAI-compatible endpoint.',
+    note: 'A Google AI Studio key, spoken to in Google\'s own API: Gemini CLI natively, every other agent through translation.',
   },
   {
     id: 'groq',

@@ -95,3 +95,56 @@ test('a preset fills the form, a test imports the listed models, and protection 
   expect(findJargon(await page.locator('main').innerText())).toEqual([]);
   await page.screenshot({ path: info.outputPath('connections-protection.png'), fullPage: true });
 });
+
+test('the Google AI Studio preset adds a native Gemini connection that tests, lists its models and says whom it serves', async ({ page, app, fake }, info) => {
+  await openDashboard(page, app);
+  await goTo(page, 'Connections');
+
+  await page.getByRole('button', { name: 'Add connection' }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Add connection' });
+  await dialog.getByRole('combobox', { name: 'Start from a preset' }).selectOption({ label: 'Google AI Studio (Gemini)' });
+
+  // Google's own API: the kind, its provider, its address and well-known models; no OpenAI-only switch.
+  await expect(dialog.getByRole('combobox', { name: 'Kind', exact: true })).toHaveValue('gemini');
+  await expect(dialog.getByText('Speaks the Gemini protocol.')).toBeVisible();
+  await expect(dialog.getByRole('textbox', { name: 'Provider', exact: true })).toHaveValue('gemini');
+  await expect(dialog.getByRole('textbox', { name: 'Base URL', exact: true })).toHaveValue('https://generativelanguage.googleapis.com');
+  await expect(dialog.getByRole('textbox', { name: 'Models', exact: true })).toHaveValue('gemini-2.5-pro\ngemini-2.5-flash\ngemini-2.5-flash-lite');
+  await expect(dialog.getByRole('link', { name: 'Get a Google AI Studio (Gemini) API key' })).toHaveAttribute('href', 'https://aistudio.google.com/apikey');
+  await expect(dialog.getByRole('switch', { name: /Serves the Responses API/ })).toHaveCount(0);
+  expect(findJargon(await dialog.innerText())).toEqual([]);
+
+  // Google's OpenAI-compatible address is refused for this kind, next to the base URL; the fake's address is taken.
+  await dialog.getByRole('textbox', { name: 'API key', exact: true }).fill('AIzaSy-e2e-gemini-0001');
+  await dialog.getByRole('textbox', { name: 'Base URL', exact: true }).fill('https://generativelanguage.googleapis.com/v1beta/openai');
+  await dialog.getByRole('button', { name: 'Add connection' }).click();
+  await expect(dialog.getByText(/Google's OpenAI-compatible address/)).toBeVisible();
+  await dialog.getByRole('textbox', { name: 'Base URL', exact: true }).fill(fake.geminiUrl);
+  await dialog.getByRole('button', { name: 'Add connection' }).click();
+  await expect(dialog).toBeHidden();
+
+  const name = 'Google AI Studio (Gemini)';
+  const card = connectionCard(page, name);
+  await expect(card).toBeVisible();
+  await expect(card.getByText('Google AI Studio API key (Gemini)')).toBeVisible();
+  await expect(card.getByTestId('connection-agents')).toHaveText(
+    'Claude Code via translation (its listed models or gemini/<model>) · Codex CLI via translation (its listed models or gemini/<model>) · ' +
+      'Chat clients via translation (its listed models or gemini/<model>) · Gemini CLI native',
+  );
+  const [saved] = await app.api<(ConnRow & { kind: string; baseUrl: string })[]>('GET', '/api/providers');
+  expect(saved).toMatchObject({ kind: 'gemini', provider: 'gemini', baseUrl: fake.geminiUrl, models: ['gemini-2.5-pro', 'gemini-2.5-flash', 'gemini-2.5-flash-lite'] });
+
+  // The test asks Google's model list with the key in Google's header, and offers what it found.
+  await card.getByRole('button', { name: `Test ${name}` }).click();
+  await expect(card.getByText('2 models available')).toBeVisible();
+  const asked = fake.requestsFor({ path: '/v1beta/models' });
+  expect(asked).toHaveLength(1);
+  expect(asked[0]!.headers['x-goog-api-key']).toBe('AIzaSy-e2e-gemini-0001');
+  await card.getByRole('button', { name: `Add models to ${name}` }).click();
+  const picker = card.getByRole('group', { name: `Models to add to ${name}` });
+  await expect(picker.getByRole('checkbox', { name: 'fake-model-a' })).toBeVisible();
+  await expect(picker.getByRole('checkbox', { name: 'fake-model-b' })).toBeVisible();
+
+  expect(findJargon(await page.locator('main').innerText())).toEqual([]);
+  await page.screenshot({ path: info.outputPath('connections-gemini.png'), fullPage: true });
+});

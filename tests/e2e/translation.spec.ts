@@ -11,10 +11,10 @@ test('connection cards name the agents they serve; translated attempts are marke
   await addConnection(page, { kind: 'OpenAI-compatible endpoint', name: 'Kimi', provider: 'kimi', baseUrl: fake.openaiUrl, apiKey: 'key-kimi' });
 
   await expect(connectionCard(page, 'Claude').getByTestId('connection-agents')).toHaveText(
-    'Claude Code native · Codex CLI via translation (as anthropic/<model>) · Chat clients via translation (as anthropic/<model>)',
+    'Claude Code native · Codex CLI via translation (as anthropic/<model>) · Chat clients via translation (as anthropic/<model>) · Gemini CLI via translation (as anthropic/<model>)',
   );
   const kimi = connectionCard(page, 'Kimi');
-  await expect(kimi.getByTestId('connection-agents')).toHaveText('Claude Code via translation (as kimi/<model>) · Codex CLI via Chat · Chat clients native');
+  await expect(kimi.getByTestId('connection-agents')).toHaveText('Claude Code via translation (as kimi/<model>) · Codex CLI via Chat · Chat clients native · Gemini CLI via translation (as kimi/<model>)');
 
   // The Responses switch: off for an OpenAI-compatible endpoint; turning it on sends Codex there natively.
   await kimi.getByRole('button', { name: 'Edit Kimi' }).click();

@@ -10,6 +10,8 @@ export interface RecordedRequest {
   seq: number;
   method: string;
   path: string;
+  /** The query string, without the "?" ('' when there is none). */
+  query: string;
   headers: Record<string, string | string[] | undefined>;
   key: string | null;
   model: string | null;
@@ -258,6 +260,7 @@ export class FakeUpstream {
       seq: ++this.seq,
       method: req.method ?? 'GET',
       path: (req.url ?? '/').split('?')[0]!,
+      query: url.split('?')[1] ?? '',
       headers: { ...req.headers },
       key,
       // A Gemini call names its model in the path (models/{model}:generateContent).

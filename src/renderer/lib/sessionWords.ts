@@ -16,6 +16,7 @@ export const SESSION_SOURCE_LABELS: Record<SessionSource, string> = {
   'client_metadata.session_id': 'Codex CLI request metadata',
   prompt_cache_key: 'Prompt cache key',
   'metadata.sessionId': 'Qwen Code metadata',
+  'gemini.conversation': 'Gemini conversation (its opening turn)',
 };
 
 /** A long session id shortened for a table cell (the full id is in the title). */

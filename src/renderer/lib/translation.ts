@@ -1,11 +1,11 @@
 // Words for protocol translation: which agents a connection can serve and how (natively, through
 // Chat Completions, or through translation), following the engine's routing rule that a
-// connection of the other protocol serves the models it lists or `provider/model`, never any
-// bare model; and the request log's translated attempts in plain names.
+// connection of another protocol (Anthropic, OpenAI, Gemini) serves the models it lists or
+// `provider/model`, never any bare model; and the request log's translated attempts in plain names.
 import type { ConnectionView } from '../../shared/model';
 
 export interface AgentReach {
-  agent: 'Claude Code' | 'Codex CLI' | 'Chat clients';
+  agent: 'Claude Code' | 'Codex CLI' | 'Chat clients' | 'Gemini CLI';
   /** What the agent speaks, for a tooltip. */
   protocol: string;
   how: 'native' | 'via Chat' | 'via translation';
@@ -16,17 +16,17 @@ export interface AgentReach {
 type Reachable = Pick<ConnectionView, 'protocol' | 'servesResponses' | 'models' | 'provider'>;
 
 export function agentReach(c: Reachable): AgentReach[] {
-  const anthropic = c.protocol === 'anthropic';
   const crossNote = c.models.length > 0 ? `its listed models or ${c.provider}/<model>` : `as ${c.provider}/<model>`;
+  /** An agent of another protocol reaches this connection through translation, by the names in crossNote. */
+  const reach = (agent: AgentReach['agent'], protocol: string, own: boolean, how: AgentReach['how'] = 'native'): AgentReach =>
+    own ? { agent, protocol, how, note: null } : { agent, protocol, how: 'via translation', note: crossNote };
+  const openai = c.protocol === 'openai';
   return [
-    { agent: 'Claude Code', protocol: 'Anthropic Messages', how: anthropic ? 'native' : 'via translation', note: anthropic ? null : crossNote },
-    {
-      agent: 'Codex CLI',
-      protocol: 'OpenAI Responses',
-      how: anthropic ? 'via translation' : c.servesResponses ? 'native' : 'via Chat',
-      note: anthropic ? crossNote : null,
-    },
-    { agent: 'Chat clients', protocol: 'OpenAI Chat Completions', how: anthropic ? 'via translation' : 'native', note: anthropic ? crossNote : null },
+    reach('Claude Code', 'Anthropic Messages', c.protocol === 'anthropic'),
+    // The Responses API is the OpenAI protocol too: an OpenAI server without /responses gets it as Chat.
+    reach('Codex CLI', 'OpenAI Responses', openai, c.servesResponses ? 'native' : 'via Chat'),
+    reach('Chat clients', 'OpenAI Chat Completions', openai),
+    reach('Gemini CLI', 'Gemini API', c.protocol === 'gemini'),
   ];
 }
 
@@ -41,6 +41,7 @@ const SHAPE_NAMES: Record<string, string> = {
   'anthropic-messages': 'Anthropic Messages',
   'openai-chat': 'Chat Completions',
   'openai-responses': 'Responses',
+  gemini: 'Gemini',
 };
 
 /** `anthropic-messages→openai-chat` → `Anthropic Messages → Chat Completions`. */

@@ -124,6 +124,9 @@ describe('limiter scope', () => {
     expect(limiterScopeOf(conn({ provider: 'my-google', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai' }))).toBe(
       'model',
     );
+    // A native Gemini connection, whatever its provider name and host (a local relay, a test fake).
+    expect(limiterScopeOf({ ...conn({ provider: 'team-relay', baseUrl: 'http://127.0.0.1:9000' }), protocol: 'gemini' })).toBe('model');
+    expect(limiterScopeOf({ ...conn({ provider: 'team-relay', baseUrl: 'http://127.0.0.1:9000' }), protocol: 'openai' })).toBe('connection');
   });
 
   it('everything else shares one limiter per connection', () => {

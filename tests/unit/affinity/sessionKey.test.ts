@@ -1,7 +1,7 @@
 // Where a request's session id comes from: the documented header precedence, Claude Code's
 // metadata.user_id as the last resort, and values that are ignored.
 import { describe, expect, it } from 'vitest';
-import { sessionFromUserId, sessionKeyOf } from '../../../src/main/engine/routing/affinity/sessionKey';
+import { geminiConversation, sessionFromUserId, sessionKeyOf } from '../../../src/main/engine/routing/affinity/sessionKey';
 
 const UUID = '3f8a2c1e-7b4d-4e2a-9c61-0d5e8f7a1b23';
 
@@ -66,5 +66,24 @@ describe('sessionKeyOf', () => {
     // Any header wins over the body; a body value that is not a usable string is skipped.
     expect(sessionKeyOf({ 'thread-id': 't' }, { prompt_cache_key: 'k' })?.source).toBe('thread-id');
     expect(sessionKeyOf({}, { client_metadata: { session_id: 42 }, prompt_cache_key: ' ', metadata: { sessionId: 'ok' } })?.source).toBe('metadata.sessionId');
+  });
+
+  it('names a Gemini conversation by its opening: the same for every later turn, different for another conversation, never over a header', () => {
+    const system = { parts: [{ text: 'You are an interactive CLI agent.' }] };
+    const opening = { role: 'user', parts: [{ text: 'This is the Gemini CLI. Today is Friday. I am working in /home/dev/project.' }] };
+    const turn1 = { systemInstruction: system, contents: [opening] };
+    const turn3 = {
+      systemInstruction: system,
+      contents: [opening, { role: 'model', parts: [{ functionCall: { name: 'ls', args: {} } }] }, { role: 'user', parts: [{ functionResponse: { name: 'ls', response: { output: 'a' } } }] }],
+    };
+    const first = sessionKeyOf({}, turn1);
+    expect(first?.source).toBe('gemini.conversation');
+    expect(first?.id).toMatch(/^gem-[0-9a-f]{32}$/);
+    expect(sessionKeyOf({}, turn3)).toEqual(first);
+    expect(geminiConversation({ systemInstruction: system, contents: [{ role: 'user', parts: [{ text: 'I am working in /home/dev/other.' }] }] })).not.toBe(first?.id);
+    expect(geminiConversation({ contents: [opening] })).not.toBe(first?.id);
+    expect(sessionKeyOf({ 'x-session-id': 'explicit' }, turn1)).toEqual({ id: 'explicit', source: 'x-session-id' });
+    expect(geminiConversation({ contents: [] })).toBeNull();
+    expect(geminiConversation({ messages: [{ role: 'user', content: 'hi' }] })).toBeNull();
   });
 });

@@ -43,6 +43,19 @@ describe('model resolution', () => {
     expect(resolveTargets([glm, deepseek], 'glm/glm-5', 'openai-chat').hint).toContain('no glm connection serves "glm-5"');
   });
 
+  it('names the third protocol right: Gemini, or "another protocol" when two others are configured', () => {
+    const gemini = conn({ provider: 'gemini', kind: 'gemini', protocol: 'gemini' });
+    const only = resolveTargets([gemini], 'claude-sonnet-4-5', 'anthropic-messages').hint!;
+    expect(only).toContain('no Anthropic-protocol connection is configured, and no Gemini-protocol connection lists "claude-sonnet-4-5"');
+    expect(only).not.toContain('OpenAI');
+    const two = resolveTargets([claude, gemini], 'gpt-5', 'openai-chat').hint!;
+    expect(two).toContain('no OpenAI-protocol connection is configured, and no connection of another protocol lists "gpt-5"');
+    const native = resolveTargets([deepseek, gemini], 'gpt-5', 'openai-chat').hint!;
+    expect(native).toContain('none of the OpenAI protocol accepts any model (a connection of the Gemini protocol serves only the models it lists)');
+    // A Gemini client's request, with no Gemini connection.
+    expect(resolveTargets([claude], 'gemini-2.5-pro', 'gemini').hint).toContain('no Gemini-protocol connection is configured, and no Anthropic-protocol connection lists "gemini-2.5-pro"');
+  });
+
   it('keeps disabled connections out and says so', () => {
     const off = conn({ provider: 'openai', protocol: 'openai', enabled: false });
     const r = resolveTargets([off], 'gpt-5', 'openai-chat');

@@ -8,8 +8,18 @@ import { connection } from './builders';
 describe('agents a connection can serve', () => {
   it('an Anthropic connection serves Claude Code natively and the OpenAI agents through translation', () => {
     expect(agentReachText(connection({ protocol: 'anthropic', provider: 'glm', models: [] }))).toBe(
-      'Claude Code native · Codex CLI via translation (as glm/<model>) · Chat clients via translation (as glm/<model>)',
+      'Claude Code native · Codex CLI via translation (as glm/<model>) · Chat clients via translation (as glm/<model>) · Gemini CLI via translation (as glm/<model>)',
     );
+  });
+
+  it('a Gemini connection serves Gemini CLI natively and every other agent through translation, never "via Chat"', () => {
+    const gemini = agentReach(connection({ kind: 'gemini', protocol: 'gemini', provider: 'gemini', servesResponses: false, models: ['gemini-2.5-pro'] }));
+    expect(gemini.map((r) => [r.agent, r.how, r.note])).toEqual([
+      ['Claude Code', 'via translation', 'its listed models or gemini/<model>'],
+      ['Codex CLI', 'via translation', 'its listed models or gemini/<model>'],
+      ['Chat clients', 'via translation', 'its listed models or gemini/<model>'],
+      ['Gemini CLI', 'native', null],
+    ]);
   });
 
   it('OpenAI itself serves Codex natively; a Chat-only server serves it through Chat; Claude Code is translated', () => {
@@ -18,18 +28,21 @@ describe('agents a connection can serve', () => {
       ['Claude Code', 'via translation'],
       ['Codex CLI', 'native'],
       ['Chat clients', 'native'],
+      ['Gemini CLI', 'via translation'],
     ]);
     const compat = agentReach(connection({ kind: 'openai-compatible', protocol: 'openai', provider: 'deepseek', servesResponses: false, models: ['deepseek-chat'] }));
     expect(compat.map((r) => [r.agent, r.how, r.note])).toEqual([
       ['Claude Code', 'via translation', 'its listed models or deepseek/<model>'],
       ['Codex CLI', 'via Chat', null],
       ['Chat clients', 'native', null],
+      ['Gemini CLI', 'via translation', 'its listed models or deepseek/<model>'],
     ]);
   });
 
   it('names translated attempts in plain words', () => {
     expect(translationLabel('anthropic-messages→openai-chat')).toBe('Anthropic Messages → Chat Completions');
     expect(translationLabel('openai-responses→anthropic-messages')).toBe('Responses → Anthropic Messages');
+    expect(translationLabel('gemini→openai-chat')).toBe('Gemini → Chat Completions');
   });
 });
 

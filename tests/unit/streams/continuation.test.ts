@@ -47,3 +47,36 @@ describe('continuation requests', () => {
     ]);
   });
 });
+
+describe('Gemini continuation requests', () => {
+  const json = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
+
+  it('the answer so far as a model turn, then the continue ask; a prefill (for an Anthropic target) ends on the model turn', () => {
+    expect(continuationRequest('gemini', json, 'Half of it ', 'continue').contents).toEqual([
+      { role: 'user', parts: [{ text: 'hi' }] },
+      { role: 'model', parts: [{ text: 'Half of it ' }] },
+      { role: 'user', parts: [{ text: CONTINUE_PROMPT }] },
+    ]);
+    expect(continuationRequest('gemini', json, 'Half of it ', 'prefill').contents).toEqual([
+      { role: 'user', parts: [{ text: 'hi' }] },
+      { role: 'model', parts: [{ text: 'Half of it' }] },
+    ]);
+  });
+
+  it("extends the client's own final model turn instead of adding a second one", () => {
+    const own = { contents: [...json.contents, { role: 'model', parts: [{ text: 'Sure: ' }] }] };
+    expect((continuationRequest('gemini', own, 'one, two', 'continue').contents as unknown[]).slice(1)).toEqual([
+      { role: 'model', parts: [{ text: 'Sure: ' }, { text: 'one, two' }] },
+      { role: 'user', parts: [{ text: CONTINUE_PROMPT }] },
+    ]);
+  });
+
+  it('thinking is asked by a thinking budget, includeThoughts or a thinking level', () => {
+    expect(wantsThinking('gemini', { generationConfig: { thinkingConfig: { thinkingBudget: 1024 } } })).toBe(true);
+    expect(wantsThinking('gemini', { generationConfig: { thinkingConfig: { includeThoughts: true } } })).toBe(true);
+    expect(wantsThinking('gemini', { generationConfig: { thinkingConfig: { thinkingLevel: 'low' } } })).toBe(true);
+    expect(wantsThinking('gemini', { generationConfig: { thinkingConfig: { thinkingBudget: 0 } } })).toBe(false);
+    expect(wantsThinking('gemini', json)).toBe(false);
+    expect(prefillFits('gemini', 'anthropic-messages', { generationConfig: { thinkingConfig: { thinkingBudget: 1024 } } })).toBe(false);
+  });
+});

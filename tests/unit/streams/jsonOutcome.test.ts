@@ -86,7 +86,7 @@ describe('emptyJsonAnswer: when a complete non-stream answer is an empty one', (
 
 describe('stream error events', () => {
   it('each shape gets its own protocol’s error event, which the frame reader reads back as that error', () => {
-    for (const shape of ['anthropic-messages', 'openai-chat', 'openai-responses'] as const) {
+    for (const shape of ['anthropic-messages', 'openai-chat', 'openai-responses', 'gemini'] as const) {
       const reader = new FrameReader(shape);
       const res = reader.push(streamErrorEvent(shape, { status: 429, message: 'slow down' }));
       expect(res.error, shape).toMatchObject({ status: 429, message: 'slow down' });
@@ -101,5 +101,31 @@ describe('stream error events', () => {
     expect(errorBodyFor('openai-chat', { status: 401, message: 'key' })).toEqual({
       error: { message: 'key', type: 'authentication_error', param: null, code: 'invalid_api_key' },
     });
+  });
+});
+
+describe('Gemini answers', () => {
+  it('text and function calls are output, thought parts reasoning; the finishReason and usage are read', () => {
+    const answer = {
+      candidates: [{ content: { role: 'model', parts: [{ text: 'thinking…', thought: true }, { text: 'hi' }] }, finishReason: 'STOP' }],
+      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, thoughtsTokenCount: 3, cachedContentTokenCount: 1 },
+    };
+    expect(jsonOutcome('gemini', answer)).toEqual({ output: true, reasoning: true, stopReason: 'STOP', error: null, usage: { inputTokens: 5, outputTokens: 5, cacheReadTokens: 1 } });
+    expect(jsonOutcome('gemini', { candidates: [{ content: { parts: [{ functionCall: { name: 'ls', args: {} } }] }, finishReason: 'STOP' }] }).output).toBe(true);
+    expect(jsonOutcome('gemini', { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'quota' } }).error).toMatchObject({ status: 429, message: 'quota' });
+  });
+
+  it('an empty STOP is an empty answer; a token limit, a safety stop or a blocked prompt is not', () => {
+    const empty = (finishReason: string) => ({ candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason }] });
+    expect(emptyJsonAnswer('gemini', empty('STOP'))).toBe(true);
+    expect(emptyJsonAnswer('gemini', empty('MAX_TOKENS'))).toBe(false);
+    expect(emptyJsonAnswer('gemini', empty('SAFETY'))).toBe(false);
+    expect(emptyJsonAnswer('gemini', { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' } })).toBe(false);
+    expect(emptyJsonAnswer('gemini', { something: 'else' })).toBe(false);
+  });
+
+  it('error bodies and stream error events for a Gemini client are Google-shaped', () => {
+    expect(errorBodyFor('gemini', { status: 429, message: 'slow down' })).toEqual({ error: { code: 429, message: 'slow down', status: 'RESOURCE_EXHAUSTED' } });
+    expect(streamErrorEvent('gemini', { status: 503, message: 'busy' })).toBe(`data: ${JSON.stringify({ error: { code: 503, message: 'busy', status: 'UNAVAILABLE' } })}\n\n`);
   });
 });

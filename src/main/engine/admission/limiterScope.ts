@@ -10,7 +10,9 @@ const PER_MODEL_PROVIDERS = new Set(['gemini', 'google', 'google-ai', 'vertex', 
 /** Hosts that serve per-model quotas, whatever the connection calls its provider. */
 const PER_MODEL_HOSTS = ['generativelanguage.googleapis.com', 'aiplatform.googleapis.com', 'cloudcode-pa.googleapis.com'];
 
-export function limiterScopeOf(conn: Pick<ConnectionRecord, 'provider' | 'baseUrl'>): LimiterScope {
+export function limiterScopeOf(conn: Pick<ConnectionRecord, 'provider' | 'baseUrl'> & { protocol?: ConnectionRecord['protocol'] }): LimiterScope {
+  // A native Gemini connection (Google AI Studio's API, wherever it is reached) meters per model.
+  if (conn.protocol === 'gemini') return 'model';
   if (PER_MODEL_PROVIDERS.has(conn.provider.trim().toLowerCase())) return 'model';
   let host = '';
   try {

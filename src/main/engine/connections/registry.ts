@@ -119,6 +119,7 @@ export class ConnectionRegistry {
     if (!provider) throw badInput('provider', `provider is required for ${info.label} (a short id such as "glm")`);
     const baseUrl = normalizeBaseUrl(input.baseUrl ?? info.defaultBaseUrl);
     if (!baseUrl) throw badInput('baseUrl', `baseUrl is required for ${info.label}`);
+    checkBaseUrlFitsKind(input.kind, baseUrl);
     const secret = input.secret ?? null;
     if (info.secretRequired && !secret) throw badInput('secret', `an API key is required for ${info.label}`);
     const rec: ConnectionRecord = {
@@ -181,6 +182,7 @@ export class ConnectionRegistry {
     const base = pick(patch.baseUrl, cur.baseUrl, info.defaultBaseUrl ?? cur.baseUrl);
     const normalized = normalizeBaseUrl(base);
     if (!normalized) throw badInput('baseUrl', `baseUrl is required for ${info.label}`);
+    checkBaseUrlFitsKind(kind, normalized);
     next.baseUrl = normalized;
     next.priority = pick(patch.priority, cur.priority, 1);
     next.enabled = pick(patch.enabled, cur.enabled, true);
@@ -361,6 +363,20 @@ function dedupe(xs: string[]): string[] {
 function checkPassthrough(c: ConnectionRecord) {
   if (!c.passthroughModels && c.models.length === 0) {
     throw badInput('models', 'list at least one model, or let the connection accept any model (passthrough)');
+  }
+}
+
+/**
+ * A Gemini connection speaks Google's own API: a base URL of Google's OpenAI-compatible endpoint
+ * (`…/v1beta/openai`) would send its requests to paths that do not exist there.
+ */
+function checkBaseUrlFitsKind(kind: ConnectionKind, baseUrl: string) {
+  if (KIND_INFO[kind].protocol !== 'gemini') return;
+  if (/\/openai$/i.test(new URL(baseUrl).pathname.replace(/\/+$/, ''))) {
+    throw badInput(
+      'baseUrl',
+      `this is Google's OpenAI-compatible address; a Google AI Studio key connection uses ${KIND_INFO[kind].defaultBaseUrl ?? 'the address without /v1beta'} (or choose the kind "${KIND_INFO['openai-compatible'].label}" for this address)`,
+    );
   }
 }
 

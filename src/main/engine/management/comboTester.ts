@@ -1,8 +1,9 @@
 // "Test combo": one small request through the local proxy to the combo, as an agent would send it,
 // so it takes the real route (strategy, resilience, failover) and lands in the request log. The
-// protocol is the one its first usable target speaks; the answer says which target served it.
+// protocol is the one its first usable target speaks (Anthropic, OpenAI Chat or Gemini); the answer
+// says which target served it.
 import { modelFromHeader } from '../../../shared/modelIds';
-import type { ComboTestResult } from '../../../shared/model';
+import type { ComboTestResult, WireProtocol } from '../../../shared/model';
 import type { ClientKeyService } from '../auth/clientKeys';
 import type { Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
@@ -38,14 +39,8 @@ export async function testCombo(d: ComboTesterDeps, combo: ComboRecord): Promise
     .find((c) => c !== undefined);
   if (!first) return fail('no target of this combo has an enabled connection');
   const secret = d.clientKeys.reveal(key.id);
-  const anthropic = first.protocol === 'anthropic';
-  const url = `http://127.0.0.1:${port}${anthropic ? '/v1/messages' : '/v1/chat/completions'}`;
-  const body = { model: combo.name, max_tokens: 16, messages: [{ role: 'user', content: 'Reply with the word OK.' }] };
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (anthropic) {
-    headers['x-api-key'] = secret;
-    headers['anthropic-version'] = '2023-06-01';
-  } else headers.authorization = `Bearer ${secret}`;
+  const { path, headers, body } = comboTestRequest(first.protocol, combo.name, secret);
+  const url = `http://127.0.0.1:${port}${path}`;
 
   const controller = new AbortController();
   const cancel = d.clock.setTimer(() => controller.abort(), TEST_TIMEOUT_MS);
@@ -67,6 +62,33 @@ export async function testCombo(d: ComboTesterDeps, combo: ComboRecord): Promise
     cancel();
   }
 }
+
+/**
+ * The test request in the protocol its first target speaks, as that protocol's agents send it:
+ * Anthropic Messages, Chat Completions, or Gemini's generateContent (the model named in the path,
+ * the client key in Google's key header).
+ */
+export function comboTestRequest(protocol: WireProtocol, comboName: string, secret: string): { path: string; headers: Record<string, string>; body: unknown } {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (protocol === 'gemini') {
+    headers['x-goog-api-key'] = secret;
+    return {
+      path: `/v1beta/models/${encodeURIComponent(comboName)}:generateContent`,
+      headers,
+      body: { contents: [{ role: 'user', parts: [{ text: PROMPT }] }], generationConfig: { maxOutputTokens: 16 } },
+    };
+  }
+  const body = { model: comboName, max_tokens: 16, messages: [{ role: 'user', content: PROMPT }] };
+  if (protocol === 'anthropic') {
+    headers['x-api-key'] = secret;
+    headers['anthropic-version'] = '2023-06-01';
+    return { path: '/v1/messages', headers, body };
+  }
+  headers.authorization = `Bearer ${secret}`;
+  return { path: '/v1/chat/completions', headers, body };
+}
+
+const PROMPT = 'Reply with the word OK.';
 
 function errorText(text: string): string {
   try {

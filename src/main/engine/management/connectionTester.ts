@@ -1,7 +1,8 @@
 // "Test connection": asks the upstream for its model list with the connection's credentials.
 // A 2xx proves the key and the endpoint; the models found are offered to the user. Everything it
 // returns that came from the upstream (error text, model ids, transport errors) is scrubbed of every
-// known secret first: an upstream that quotes the key back never gets it into the answer.
+// known secret first: an upstream that quotes the key back never gets it into the answer. A Gemini
+// connection's list comes in Google's shape, a page at a time (geminiModelList.ts).
 import type { ConnectionTestResult } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { ConnectionRegistry } from '../connections/registry';
@@ -10,9 +11,15 @@ import type { ConnectionRecord } from '../store/connectionsRepo';
 import { readBodyText, type UpstreamClient } from '../upstream/client';
 import { buildUpstreamHeaders, upstreamTarget } from '../upstream/headers';
 import type { UpstreamTimeouts } from '../upstream/timeouts';
+import { describeGeminiFailure, geminiModelPage } from './geminiModelList';
 
 /** The test's own limit: it never waits longer than this, whatever the connection allows. */
 const TEST_LIMIT_MS = 15_000;
+/** Google's largest page of models, and how many pages a test reads at most. */
+const GEMINI_PAGE_SIZE = 1000;
+const GEMINI_MAX_PAGES = 5;
+/** At most this many model ids are offered. */
+const MODELS_MAX = 500;
 
 export class ConnectionTester {
   constructor(
@@ -48,22 +55,40 @@ export class ConnectionTester {
     const t0 = this.clock.monotonic();
     const cancel = this.clock.setTimer(() => controller.abort(), TEST_LIMIT_MS);
     const limits = this.timeouts(conn);
-    try {
+    const gemini = conn.protocol === 'gemini';
+    const target = upstreamTarget(conn, 'models');
+    const headers = { ...buildUpstreamHeaders(conn, secret, {}, { stream: false, hasBody: false }), ...auth };
+    const get = async (path: string) => {
       const res = await this.upstream.request({
-        ...upstreamTarget(conn, 'models'),
+        origin: target.origin,
+        path,
         method: 'GET',
-        headers: { ...buildUpstreamHeaders(conn, secret, {}, { stream: false, hasBody: false }), ...auth },
+        headers,
         signal: controller.signal,
         connectTimeoutMs: Math.min(limits.connectMs, TEST_LIMIT_MS),
         headersTimeoutMs: Math.min(limits.headersMs, TEST_LIMIT_MS),
         idleTimeoutMs: Math.min(limits.idleMs, TEST_LIMIT_MS),
         proxy: this.registry.outboundProxyOf(conn),
       });
-      const text = await readBodyText(res.body, 2 * 1024 * 1024);
+      return { status: res.status, text: await readBodyText(res.body, 2 * 1024 * 1024) };
+    };
+    try {
+      const res = await get(gemini ? geminiPagePath(target.path, null) : target.path);
+      let found: string[];
+      if (gemini) {
+        // Google's list comes a page at a time; a later page that fails ends the list, not the test.
+        let page = res.status >= 200 && res.status < 300 ? geminiModelPage(res.text) : null;
+        found = page?.models ?? [];
+        for (let n = 1; page?.nextPageToken && n < GEMINI_MAX_PAGES && found.length < MODELS_MAX; n++) {
+          const more = await get(geminiPagePath(target.path, page.nextPageToken));
+          page = more.status >= 200 && more.status < 300 ? geminiModelPage(more.text) : null;
+          found = found.concat(page?.models ?? []);
+        }
+      } else found = modelIds(res.text);
       const latencyMs = Math.round(this.clock.monotonic() - t0);
       if (res.status >= 200 && res.status < 300) {
         // A model id that holds a secret is dropped, not offered with a hole in it.
-        const models = modelIds(text).filter((m) => this.redactor.scrub(m) === m);
+        const models = [...new Set(found)].slice(0, MODELS_MAX).filter((m) => this.redactor.scrub(m) === m);
         return { ok: true, status: res.status, latencyMs, models, message: 'the upstream accepted the credentials' };
       }
       return {
@@ -71,7 +96,7 @@ export class ConnectionTester {
         status: res.status,
         latencyMs,
         models: [],
-        message: describeStatus(res.status, text, (t) => this.redactor.scrub(t)),
+        message: describeStatus(gemini, res.status, res.text, (t) => this.redactor.scrub(t)),
       };
     } catch (err) {
       return {
@@ -89,6 +114,13 @@ export class ConnectionTester {
   }
 }
 
+/** The models path with Google's page size and, after the first page, where the next one starts. */
+function geminiPagePath(path: string, pageToken: string | null): string {
+  const q = new URLSearchParams({ pageSize: String(GEMINI_PAGE_SIZE) });
+  if (pageToken) q.set('pageToken', pageToken);
+  return `${path}${path.includes('?') ? '&' : '?'}${q.toString()}`;
+}
+
 function modelIds(text: string): string[] {
   try {
     const j = JSON.parse(text) as { data?: { id?: unknown }[]; models?: { name?: unknown; id?: unknown }[] };
@@ -96,7 +128,7 @@ function modelIds(text: string): string[] {
     return list
       .map((m) => (typeof m.id === 'string' ? m.id : typeof (m as { name?: unknown }).name === 'string' ? (m as { name: string }).name : null))
       .filter((x): x is string => !!x)
-      .slice(0, 500);
+      .slice(0, MODELS_MAX);
   } catch {
     return [];
   }
@@ -106,24 +138,29 @@ function modelIds(text: string): string[] {
 const MESSAGE_MAX = 300;
 const clip = (s: string) => (s.length > MESSAGE_MAX ? `${s.slice(0, MESSAGE_MAX)}…` : s);
 
-function describeStatus(status: number, body: string, scrub: (t: string) => string): string {
+function describeStatus(gemini: boolean, status: number, body: string, scrub: (t: string) => string): string {
+  let what: string;
   let msg = '';
-  try {
-    const j = JSON.parse(body) as { error?: { message?: unknown } | string };
-    const m = typeof j.error === 'string' ? j.error : j.error?.message;
-    msg = typeof m === 'string' ? m : '';
-  } catch {
-    msg = body;
+  if (gemini) {
+    ({ what, message: msg } = describeGeminiFailure(status, body));
+  } else {
+    try {
+      const j = JSON.parse(body) as { error?: { message?: unknown } | string };
+      const m = typeof j.error === 'string' ? j.error : j.error?.message;
+      msg = typeof m === 'string' ? m : '';
+    } catch {
+      msg = body;
+    }
+    what =
+      status === 401 || status === 403
+        ? 'the upstream rejected the credentials'
+        : status === 404
+          ? 'the upstream has no model list at this URL (check the base URL)'
+          : status === 429
+            ? 'the upstream is rate-limiting this key'
+            : `the upstream answered ${status}`;
   }
   // Scrub the whole text before cutting it, so a cut never leaves half a key unmatched.
   msg = clip(scrub(msg));
-  const what =
-    status === 401 || status === 403
-      ? 'the upstream rejected the credentials'
-      : status === 404
-        ? 'the upstream has no model list at this URL (check the base URL)'
-        : status === 429
-          ? 'the upstream is rate-limiting this key'
-          : `the upstream answered ${status}`;
   return msg ? `${what}: ${msg}` : what;
 }

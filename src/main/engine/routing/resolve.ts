@@ -8,6 +8,7 @@
 // id belongs to its vendor's family (a Claude Code request for `claude-sonnet-4-5` is not for a
 // DeepSeek key), so it is reached by listing the model or by `provider/model`. At equal priority,
 // native targets come before translated ones; the selector keeps that split (selector.ts).
+import { protocolName } from '../../../shared/wireProtocols';
 import type { ConnectionRecord } from '../store/connectionsRepo';
 import type { ApiShape } from '../streams/shape';
 import type { Target } from './target';
@@ -22,7 +23,6 @@ export interface Resolution {
 }
 
 const serves = (c: ConnectionRecord, model: string) => c.passthroughModels || c.models.includes(model);
-const protocolName = (p: ConnectionRecord['protocol']) => (p === 'anthropic' ? 'Anthropic' : 'OpenAI');
 
 export function resolveTargets(connections: readonly ConnectionRecord[], requestedModel: string, inbound: ApiShape): Resolution {
   const wire = wireOfShape(inbound);
@@ -42,11 +42,14 @@ export function resolveTargets(connections: readonly ConnectionRecord[], request
   const pool = connections.filter((c) => nativePool.has(c) || (c.protocol !== wire && c.models.includes(requestedModel)));
   return split(pool, requestedModel, requestedModel, inbound, () => {
     if (connections.length === 0) return 'no connection is configured; add one on the Connections page';
-    const other = protocolName(wire === 'anthropic' ? 'openai' : 'anthropic');
+    // With one other protocol it is named; with two or more, "another protocol" covers them.
+    const others = [...new Set(connections.filter((c) => c.protocol !== wire).map((c) => c.protocol))];
+    const other = others.length === 1 ? `${protocolName(others[0]!)}-protocol connection` : 'connection of another protocol';
+    const otherOne = others.length === 1 ? `a connection of the ${protocolName(others[0]!)} protocol` : 'a connection of another protocol';
     const why =
       native.length === 0
-        ? `no ${protocolName(wire)}-protocol connection is configured, and no ${other}-protocol connection lists "${requestedModel}"`
-        : `no connection lists "${requestedModel}" and none of the ${protocolName(wire)} protocol accepts any model (a connection of the ${other} protocol serves only the models it lists)`;
+        ? `no ${protocolName(wire)}-protocol connection is configured, and no ${other} lists "${requestedModel}"`
+        : `no connection lists "${requestedModel}" and none of the ${protocolName(wire)} protocol accepts any model (${otherOne} serves only the models it lists)`;
     return `${why}. ${fixes(connections, requestedModel, 'To fix it')}`;
   }, () => fixes(connections, requestedModel, 'Or'));
 }

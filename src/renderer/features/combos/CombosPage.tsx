@@ -12,6 +12,7 @@ import { useDashboard, useSel } from '../../hooks/dashboardContext';
 import { useServerNow } from '../../hooks/useNow';
 import { hrefOf } from '../../hooks/useRoute';
 import { protocolOf, targetEligibility, type TargetEligibility } from '../../lib/comboEligibility';
+import { protocolName } from '../../../shared/wireProtocols';
 import { STRATEGY_INFO } from '../../lib/comboStrategies';
 import { describeError } from '../../lib/errors';
 import { formatClock, formatRemaining } from '../../lib/format';
@@ -97,7 +98,7 @@ function ComboCard({ combo, onEdit, onDelete }: { combo: ComboView; onEdit: () =
               </td>
               <td>{t.connectionId ? (pinned?.name ?? <span className="danger-text">removed connection</span>) : <span className="muted">any</span>}</td>
               {info.usesWeights && <td className="tabular">{t.weight}</td>}
-              <td>{protocol ? <Badge tone="neutral">{protocol === 'anthropic' ? 'Anthropic' : 'OpenAI'}</Badge> : '—'}</td>
+              <td>{protocol ? <Badge tone="neutral">{protocolName(protocol)}</Badge> : '—'}</td>
               <td>
                 <EligibilityBadge e={targetEligibility(t, connections, r, now)} now={now} />
               </td>

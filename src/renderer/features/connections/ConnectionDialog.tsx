@@ -25,6 +25,7 @@ import { AUTH_CLASSES, CLAUDE_KIND, CONNECTION_KINDS, KIND_INFO, type AuthClass,
 import { ClaudeCredentials, type ClaudeTab } from './ClaudeCredentials';
 import { ProtectionControl } from './ProtectionControl';
 import { PROVIDER_PRESETS, presetById } from '../../../shared/providerPresets';
+import { protocolName } from '../../../shared/wireProtocols';
 
 const AUTH_LABELS: Record<AuthClass, string> = {
   apikey: 'API key',
@@ -238,7 +239,7 @@ export function ConnectionDialog({
             </div>
           )}
           <div className="form-grid">
-            <Field label="Kind" hint={`Speaks the ${info.protocol === 'openai' ? 'OpenAI' : 'Anthropic'} protocol.`} error={err('kind')}>
+            <Field label="Kind" hint={`Speaks the ${protocolName(info.protocol)} protocol.`} error={err('kind')}>
               {(p) => (
                 <select {...p} value={form.kind} onChange={(e) => setForm((f) => withKind(f, e.target.value as ConnectionForm['kind']))}>
                   {CONNECTION_KINDS.map((k) => (

@@ -6,9 +6,13 @@
 // `thread-id`, opencode's x-opencode-session. Then the body, for agents that carry it there only:
 // the session part of Claude Code's metadata.user_id, Codex's client_metadata.session_id, the
 // prompt_cache_key (Codex, and opencode on OpenAI-style providers, set it to the session id: it
-// names exactly the prompt cache a pin keeps warm), and Qwen Code's metadata.sessionId. A value
+// names exactly the prompt cache a pin keeps warm), and Qwen Code's metadata.sessionId. Gemini CLI
+// on an API key sends no session id at all; its conversation is named by its opening (the system
+// instruction and the first turn, which carries the date, the directory and its listing, and stays
+// the same for every later request of the session): a hash of the two. A value
 // that is empty, longer than 200 characters or not printable ASCII is ignored and the next source
 // is read. None of these headers is ever forwarded upstream (upstream/headers.ts builds from scratch).
+import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SessionSource } from '../../../../shared/model';
 
@@ -63,12 +67,24 @@ export function sessionFromUserId(userId: unknown): string | null {
   return m ? m[1]! : null;
 }
 
+/** The first this many characters of a Gemini conversation's opening name it (bounds the hash's cost). */
+const OPENING_MAX_CHARS = 64 * 1024;
+
+/** A Gemini request's conversation, named by its system instruction and first turn (null for other bodies). */
+export function geminiConversation(j: Record<string, unknown>): string | null {
+  const contents = j.contents;
+  if (!Array.isArray(contents) || contents.length === 0) return null;
+  const opening = JSON.stringify([j.systemInstruction ?? null, contents[0]]);
+  return `gem-${createHash('sha256').update(opening.length > OPENING_MAX_CHARS ? opening.slice(0, OPENING_MAX_CHARS) : opening).digest('hex').slice(0, 32)}`;
+}
+
 /** Body sources in precedence order, after every header. */
 const BODY_SOURCES: readonly (readonly [SessionSource, (json: Record<string, unknown>) => string | null])[] = [
   ['metadata.user_id', (j) => sessionFromUserId(objectAt(j.metadata)?.user_id)],
   ['client_metadata.session_id', (j) => usable(objectAt(j.client_metadata)?.session_id)],
   ['prompt_cache_key', (j) => usable(j.prompt_cache_key)],
   ['metadata.sessionId', (j) => usable(objectAt(j.metadata)?.sessionId)],
+  ['gemini.conversation', geminiConversation],
 ];
 
 export function sessionKeyOf(headers: IncomingHttpHeaders, json: Record<string, unknown>): SessionKey | null {

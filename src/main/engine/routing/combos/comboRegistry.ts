@@ -13,7 +13,9 @@ import type {
   ComboWriteResult,
   CombosSnapshot,
   ModelMappingView,
+  WireProtocol,
 } from '../../../../shared/model';
+import { protocolName, WIRE_PROTOCOL_NAMES } from '../../../../shared/wireProtocols';
 import type { Clock } from '../../clock';
 import type { ConnectionRegistry } from '../../connections/registry';
 import { badInput, notFound } from '../../errors';
@@ -216,14 +218,17 @@ export class ComboRegistry {
         `"${c.name}" is also a model id: requests for it now go to this combo instead of straight to the model (this is how to add fallback for one model).`,
       );
     }
-    const protocols = new Set<string>();
+    const protocols = new Set<WireProtocol>();
     for (const t of c.targets) {
       const conn = t.connectionId ? this.connections.get(t.connectionId) : conns.find((x) => x.provider === t.provider);
       if (conn) protocols.add(conn.protocol);
     }
     if (protocols.size > 1) {
+      // Named in a fixed order: "both the Anthropic and the OpenAI protocol", "the Anthropic, the OpenAI and the Gemini protocol".
+      const names = (Object.keys(WIRE_PROTOCOL_NAMES) as WireProtocol[]).filter((p) => protocols.has(p)).map((p) => `the ${protocolName(p)}`);
+      const spoken = names.length === 2 ? `both ${names[0]} and ${names[1]}` : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
       out.push(
-        'The targets speak both the Anthropic and the OpenAI protocol: requests reach the other protocol\'s targets through translation, which carries text, images, tools and thinking; a field a target cannot express makes that target skipped for the request.',
+        `The targets speak ${spoken} protocol: requests reach the other protocol's targets through translation, which carries text, images, tools and thinking; a field a target cannot express makes that target skipped for the request.`,
       );
     }
     return out;
