@@ -6,12 +6,16 @@
 // Translation: the same 200-chunk Chat stream through Switchyard natively (a Chat client) and
 // translated (an Anthropic Messages client on the Chat upstream), alternating blocks in one run.
 // Targets: translated adds < 1 ms time to first byte and < 15 % proxy CPU per request.
+// Gemini, in the same blocks and against the same native Chat path and targets: a Gemini client
+// (streamGenerateContent?alt=sse) on the Chat upstream, a Chat client on a Gemini upstream (the
+// bench upstream answers Gemini SSE on Google's path), and a Gemini client on the Gemini upstream
+// (native passthrough).
 // Hold-back: a healthy stream whose first text comes 5 ms after its headers (a role chunk first),
 // time to that first output direct, through the bare proxy and through Switchyard (which holds
 // the stream back until that frame). Target: hold-back adds < 0.5 ms over the bare proxy's hop.
 // BENCH_ONLY=streams runs only the stream cases.
 import { existsSync } from 'node:fs';
-import { compareFirstOutput, compareStreams, load, startMinimalProxy, startSwitchyard, startUpstream, streamRuns, type RunResult } from './lib';
+import { compareFirstOutput, compareStreams, load, startMinimalProxy, startSwitchyard, startUpstream, streamRuns, type RunResult, type StreamCaseResult } from './lib';
 
 const f = (n: number, d = 2) => n.toFixed(d);
 
@@ -116,30 +120,60 @@ async function main() {
         .map((p) => `${p.name} ttfb p50 ${f(sr[p.name]!.ttfbP50)} p99 ${f(sr[p.name]!.ttfbP99)}, total p50 ${f(sr[p.name]!.totalP50)} p99 ${f(sr[p.name]!.totalP99)}`)
         .join('\n  ')}\n  switchyard vs direct: added ttfb p50 ${f(sr.switchyard!.ttfbP50 - sr.direct!.ttfbP50)} ms, total p50 ${f(sr.switchyard!.totalP50 - sr.direct!.totalP50)} ms`,
     );
-    // Translation: native Chat → Chat against Anthropic Messages → Chat, same upstream stream.
+    // Translation: native Chat → Chat against Anthropic Messages → Chat and the Gemini rows (a
+    // Gemini client on the Chat upstream, a Chat client on a Gemini upstream, Gemini passed through
+    // to a Gemini upstream), all in the same alternating blocks, each against the native Chat path.
+    await sy.api('POST', '/api/providers', { name: 'gembench', kind: 'gemini', provider: 'gembench', baseUrl: upstream.url, secret: 'bench-google-key' });
     const auth = { authorization: `Bearer ${sy.clientKey}` };
+    const chatBody = (model: string) => JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hello' }] });
+    const geminiCase = (name: string, model: string) => ({
+      name,
+      path: `/v1beta/models/${model}:streamGenerateContent?alt=sse`,
+      headers: { 'x-goog-api-key': sy.clientKey },
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hello' }] }] }),
+    });
     const tr = await compareStreams(
       sy.proxyUrl,
       sy.pid,
       [
-        { name: 'native', path: '/v1/chat/completions', headers: auth, body: JSON.stringify({ model: 'bench/bench-stream-200', stream: true, messages: [{ role: 'user', content: 'hello' }] }) },
+        { name: 'native', path: '/v1/chat/completions', headers: auth, body: chatBody('bench/bench-stream-200') },
         {
           name: 'translated',
           path: '/v1/messages',
           headers: { ...auth, 'anthropic-version': '2023-06-01' },
           body: JSON.stringify({ model: 'bench/bench-stream-200', max_tokens: 1024, stream: true, messages: [{ role: 'user', content: 'hello' }] }),
         },
+        geminiCase('gemini on chat', 'bench/bench-stream-200'),
+        { name: 'chat on gemini', path: '/v1/chat/completions', headers: auth, body: chatBody('gembench/bench-stream-200') },
+        geminiCase('gemini native', 'gembench/bench-stream-200'),
       ],
       8,
       50,
     );
     const n = tr.native!;
+    const row = (label: string, r: StreamCaseResult) => `\n  ${label.padEnd(14)} ttfb p50 ${f(r.ttfbP50)} p99 ${f(r.ttfbP99)}, total p50 ${f(r.totalP50)}, proxy CPU ${f(r.cpuPerRequest)} ms/request`;
+    const against = (what: string, r: StreamCaseResult, base = n) =>
+      `\n  ${what} adds ttfb p50 ${f(r.ttfbP50 - base.ttfbP50, 3)} ms (target < 1 ms), CPU per request x${f(r.cpuPerRequest / base.cpuPerRequest)} (${f((r.cpuPerRequest / base.cpuPerRequest - 1) * 100, 1)} %, target < 15 %)`;
     const t = tr.translated!;
     lines.push(
       `translated stream (Anthropic Messages client on a Chat upstream) vs native (Chat client), 200 chunks, c=1` +
-        `\n  native     ttfb p50 ${f(n.ttfbP50)} p99 ${f(n.ttfbP99)}, total p50 ${f(n.totalP50)}, proxy CPU ${f(n.cpuPerRequest)} ms/request` +
-        `\n  translated ttfb p50 ${f(t.ttfbP50)} p99 ${f(t.ttfbP99)}, total p50 ${f(t.totalP50)}, proxy CPU ${f(t.cpuPerRequest)} ms/request` +
-        `\n  translation adds ttfb p50 ${f(t.ttfbP50 - n.ttfbP50, 3)} ms (target < 1 ms), CPU per request x${f(t.cpuPerRequest / n.cpuPerRequest)} (${f((t.cpuPerRequest / n.cpuPerRequest - 1) * 100, 1)} %, target < 15 %)`,
+        row('native', n) +
+        row('translated', t) +
+        against('translation', t),
+    );
+    const gc = tr['gemini on chat']!;
+    const cg = tr['chat on gemini']!;
+    const gg = tr['gemini native']!;
+    lines.push(
+      `Gemini streams (streamGenerateContent?alt=sse), 200 chunks, c=1, same blocks as above, each vs native (Chat client on the Chat upstream)` +
+        row('native', n) +
+        row('gemini on chat', gc) +
+        row('chat on gemini', cg) +
+        row('gemini native', gg) +
+        against('Gemini client on a Chat upstream', gc) +
+        against('Chat client on a Gemini upstream', cg) +
+        against('Gemini client on a Gemini upstream (passthrough)', gg) +
+        against('Chat client on a Gemini upstream vs Gemini passthrough (same upstream stream)', cg, gg),
     );
     const { loadavg } = await import('node:os');
     process.stdout.write(

@@ -3,6 +3,9 @@
 //   bench-delay-<ms>     JSON answer after <ms> milliseconds
 //   bench-stream-<n>     SSE stream of n chunks
 //   bench-ttfo-<ms>      SSE stream: a role chunk (no output) at once, the first text <ms> later, 20 more, [DONE]
+// On Google's path (`/v1beta/models/{model}:streamGenerateContent?alt=sse`, the model in the path)
+// it answers as Gemini does: bench-stream-<n> is n GenerateContentResponse chunks as SSE (CRLF
+// framed, as Google sends them), the last with finishReason STOP and usageMetadata.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -18,7 +21,40 @@ const completion = JSON.stringify({
 const chunk = (i: number) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta: { content: `t${i} ` }, finish_reason: null }] })}\n\n`;
 
+const geminiChunk = (i: number, last: boolean) =>
+  `data: ${JSON.stringify({
+    candidates: [{ content: { parts: [{ text: `t${i} ` }], role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
+    ...(last ? { usageMetadata: { promptTokenCount: 5, candidatesTokenCount: i + 1, totalTokenCount: i + 6 } } : {}),
+    modelVersion: 'bench',
+    responseId: 'gem-bench',
+  })}\r\n\r\n`;
+
+/** `/v1beta/models/{model}:{method}`: the model and method of a Gemini call. */
+const GEMINI_PATH = /^\/v1(?:beta)?\/models\/(.+):(generateContent|streamGenerateContent)$/;
+
 const server = createServer((req, res) => {
+  const gemini = GEMINI_PATH.exec((req.url ?? '').split('?')[0]!);
+  if (gemini) {
+    req.resume();
+    req.on('end', () => {
+      const n = Number(/^bench-stream-(\d+)$/.exec(decodeURIComponent(gemini[1]!))?.[1] ?? 1);
+      if (gemini[2] !== 'streamGenerateContent') {
+        const body = JSON.stringify({ candidates: [{ content: { parts: [{ text: 'ok' }], role: 'model' }, finishReason: 'STOP', index: 0 }], modelVersion: 'bench' });
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        return void res.end(body);
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let i = 0;
+      const write = () => {
+        while (i < n - 1) {
+          if (!res.write(geminiChunk(i++, false))) return void res.once('drain', write);
+        }
+        res.end(geminiChunk(i, true));
+      };
+      write();
+    });
+    return;
+  }
   const parts: Buffer[] = [];
   req.on('data', (c: Buffer) => parts.push(c));
   req.on('end', () => {

@@ -209,6 +209,8 @@ export class GeminiChunkWriter implements IrWriter {
   private textSoFar = '';
   private open: GeminiState['open'] = null;
   private readonly trackText: boolean;
+  /** What follows a plain text part in its chunk (the model and response id), built once per stream. */
+  private textTail: string | null = null;
   readonly usageSoFar: IrUsage = emptyUsage();
 
   /** `resume`: continue a stream the client has been reading (clientState.ts), after what it was sent. */
@@ -290,6 +292,8 @@ export class GeminiChunkWriter implements IrWriter {
 
   /** Held calls out before other content; a signature no part took goes out as an empty signed thought. */
   private flush(keepSignature: boolean): void {
+    // The usual case, between two text deltas: nothing held, nothing to write.
+    if (this.calls.size === 0 && (keepSignature || this.heldSignature === null)) return;
     const sig = keepSignature ? this.heldSignature : null;
     if (keepSignature) this.heldSignature = null;
     const parts = this.heldParts();
@@ -301,6 +305,20 @@ export class GeminiChunkWriter implements IrWriter {
     if (this.started) return;
     if (id) this.responseId = idBase(id, this.ctx.requestId);
     if (model) this.model = model;
+    this.textTail = null;
+  }
+
+  /**
+   * A chunk of one plain text part, written from a template (only the text is serialised): the
+   * same bytes as `chunk([{ text }])`, which costs a JSON.stringify of the whole chunk per delta.
+   */
+  private textChunk(text: string): void {
+    if (typeof this.model !== 'string' || typeof this.responseId !== 'string') return this.chunk([{ text }]);
+    this.textTail ??= `}],"role":"model"},"index":0}],"modelVersion":${JSON.stringify(this.model)},"responseId":${JSON.stringify(this.responseId)}}`;
+    const json = `{"candidates":[{"content":{"parts":[{"text":${JSON.stringify(text)}${this.textTail}`;
+    if (this.framing === 'sse') this.out += `data: ${json}\n\n`;
+    else this.out += this.started ? `,\r\n${json}` : `[${json}`;
+    this.started = true;
   }
 
   text(text: string): void {
@@ -308,8 +326,8 @@ export class GeminiChunkWriter implements IrWriter {
     this.flush(true);
     this.open = 'text';
     if (this.trackText) this.textSoFar += text;
-    const part: GeminiPart = { text };
-    if (this.heldSignature) part.thoughtSignature = this.heldSignature;
+    if (!this.heldSignature) return this.textChunk(text);
+    const part: GeminiPart = { text, thoughtSignature: this.heldSignature };
     this.heldSignature = null;
     this.chunk([part]);
   }

@@ -332,6 +332,19 @@ describe('Gemini streams written for a Gemini client', () => {
     expect(readGeminiStream(body, 'json-array', 'bytes')).toMatchObject({ events: STREAM_EVENTS, usage: STREAM_USAGE, outcome: 'complete' });
   });
 
+  it('text deltas are written exactly as the chunk object serialises (escapes, non-ASCII, the upstream model and id), in both framings', () => {
+    const texts = ['say "hi"\n\tback\\', 'Zürich — ☀️ \u2028', '</script>'];
+    const chunkOf = (text: string) => JSON.stringify({ candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }], modelVersion: 'gemini-"2.5"', responseId: 'up_7' });
+    const sse = new GeminiChunkWriter(ctx({}, { geminiFraming: 'sse' }));
+    const arr = new GeminiChunkWriter(ctx({}, { geminiFraming: 'json-array' }));
+    for (const w of [sse, arr]) {
+      w.start('up_7', 'gemini-"2.5"');
+      for (const t of texts) w.text(t);
+    }
+    expect(sse.take()).toBe(texts.map((t) => `data: ${chunkOf(t)}\n\n`).join(''));
+    expect(arr.take()).toBe(`[${texts.map(chunkOf).join(',\r\n')}`);
+  });
+
   it('an error mid-stream closes the JSON array with a Google error object; in SSE it is a data event', () => {
     const arr = new GeminiChunkWriter(ctx({}, { geminiFraming: 'json-array' }));
     arr.text('Hello');
