@@ -14,7 +14,7 @@ export const MODEL = 'conformance-model';
 const PROMPT = 'Run the shell command that prints the marker, then tell me what it printed.';
 const ENGINE_ENV = { RATE_LIMIT_AUTO_ENABLE: 'false' };
 
-export type CaseName = 'native' | `translated to ${UpstreamShape}` | 'failover' | 'session';
+export type CaseName = 'native' | `translated to ${UpstreamShape}` | 'failover' | `failover to ${UpstreamShape}` | 'session';
 
 /** Cases an agent is known to fail until an engine defect is fixed: case → the defect. */
 export type KnownFailures = Partial<Record<CaseName, string>>;
@@ -50,7 +50,11 @@ function shapeOfCall(r: RecordedRequest): UpstreamShape {
   return 'responses';
 }
 
-export function describeAgent(spec: AgentSpec, o: { translatedTo: UpstreamShape[]; knownFailures?: KnownFailures }) {
+/**
+ * `failoverTo`: shapes a failing native connection fails over to mid-task (the agent's turns then
+ * served through translation), besides the failover between two native connections.
+ */
+export function describeAgent(spec: AgentSpec, o: { translatedTo: UpstreamShape[]; failoverTo?: UpstreamShape[]; knownFailures?: KnownFailures }) {
   const avail = installed(spec);
   const selected = (process.env.SWITCHYARD_AGENTS ?? '').split(',').filter(Boolean);
   const deselected = selected.length > 0 && !selected.includes(spec.id);
@@ -143,6 +147,30 @@ export function describeAgent(spec: AgentSpec, o: { translatedTo: UpstreamShape[
       expect(r.calls.filter((c) => c.key === failing).length, 'the first connection was tried').toBeGreaterThan(0);
       expect(r.calls.filter((c) => c.key === serving).length, 'the second connection served').toBeGreaterThanOrEqual(2);
     });
+
+    for (const shape of o.failoverTo ?? []) {
+      conformanceCase(`failover to ${shape}`, async () => {
+        const failing = 'key-failing-000000001';
+        const serving = 'key-serving-000000002';
+        // The native connection serves the first turn, then answers 503 to everything: the rest of the task moves to the other shape.
+        const down = spec.native === 'gemini' ? geminiError(503, 'UNAVAILABLE', 'unavailable') : { type: 'error', error: { type: 'overloaded_error', message: 'unavailable' } };
+        const r = await run(
+          [
+            { shape: spec.native, key: failing, priority: 1 },
+            { shape, key: serving, priority: 2 },
+          ],
+          (f) => f.script({ key: failing }, [(req) => (req.rawBody.includes(TOOL_OUTPUT) ? { status: 503, json: down } : undefined)]),
+        );
+        const diag = `exit ${r.result.code}\nstdout: ${r.result.stdout.slice(-1500)}\nstderr: ${r.result.stderr.slice(-1500)}`;
+        expect(r.result.code, diag).toBe(0);
+        expect(r.result.stdout, diag).toContain(FINAL_TEXT);
+        const first = r.calls.filter((c) => c.key === failing);
+        const second = r.calls.filter((c) => c.key === serving);
+        expect(first.length, 'the native connection served the first turn').toBeGreaterThan(0);
+        expect(second.some((c) => c.rawBody.includes(TOOL_OUTPUT)), 'the tool output reached the model on the other shape').toBe(true);
+        expect(new Set(second.map(shapeOfCall)), 'the second connection was called in its own shape').toEqual(new Set([shape]));
+      });
+    }
 
     conformanceCase('session', async () => {
       const keys = ['key-one-000000000001', 'key-two-000000000002', 'key-three-0000000003'];

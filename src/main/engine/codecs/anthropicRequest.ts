@@ -409,7 +409,6 @@ export function writeAnthropicRequest(ir: IrRequest, opts: RequestOptions): Reco
 
   const thinkingOn = writeThinking(ir, body, traits, maxTokens, messages);
   writeSampling(ir, body, traits, thinkingOn);
-  if (ir.topK) throw untranslatable(ir.topK.path, 'top_k cannot be translated');
 
   if (ir.tools.length > 0) {
     body.tools = ir.tools.map((t): AnthropicTool => {
@@ -550,4 +549,11 @@ function writeSampling(ir: IrRequest, body: Record<string, unknown>, traits: Ret
     if (f.value < 0 || f.value > 1) throw untranslatable(f.path, `${key} ${f.value} is outside Anthropic's range 0..1`);
     body[key] = f.value;
   }
+  // top_k (a Gemini client's topK): Anthropic takes a whole number of at least 1, and none with thinking.
+  const k = ir.topK;
+  if (!k) return;
+  if (!traits.sampling) note(ir.dropped, k.path, 'this Claude model takes no sampling parameters');
+  else if (thinkingOn) note(ir.dropped, k.path, 'Anthropic thinking runs with default sampling');
+  else if (!Number.isInteger(k.value) || k.value < 1) throw untranslatable(k.path, `top_k ${k.value} is not a whole number of at least 1`);
+  else body.top_k = k.value;
 }

@@ -336,7 +336,12 @@ export function writeChatRequest(ir: IrRequest, opts: RequestOptions): Record<st
   if (ir.maxTokens) body[opts.chatMaxTokensField ?? 'max_tokens'] = ir.maxTokens.value;
   if (ir.temperature) body.temperature = ir.temperature.value;
   if (ir.topP) body.top_p = ir.topP.value;
-  if (ir.topK) throw untranslatable(ir.topK.path, 'OpenAI Chat Completions has no top_k');
+  if (ir.topK) {
+    // Gemini clients send topK as a default on every request (Gemini CLI: 64), so from them it is
+    // noted and left out; an Anthropic client's top_k is its own choice, refused as before.
+    if (ir.topK.path.startsWith('generationConfig.')) note(ir.dropped, ir.topK.path, 'OpenAI Chat Completions has no top_k');
+    else throw untranslatable(ir.topK.path, 'OpenAI Chat Completions has no top_k');
+  }
   if (ir.stop && ir.stop.value.length) body.stop = ir.stop.value;
   if (ir.tools.length) {
     body.tools = ir.tools.map((t): ChatCompletionTool => {

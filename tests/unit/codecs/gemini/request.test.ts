@@ -367,8 +367,18 @@ describe('refused with a 400 naming the field', () => {
     expect(ir.droppedTools).toEqual(['googleSearch']);
   });
 
-  it('topK cannot go to a Chat target', () => {
-    const ir = readGeminiRequest({ ...base, generationConfig: { topK: 40 } });
-    expect(refusal(() => writeChatRequest(ir, { model: 'm', stream: false })).field).toBe('generationConfig.topK');
+  it('topK (Gemini CLI sends 64 on every request) is left out of a Chat target and noted, and is top_k on Anthropic', () => {
+    const chatIr = readGeminiRequest({ ...base, generationConfig: { topK: 64, temperature: 1, topP: 0.95 } });
+    const chat = writeChatRequest(chatIr, { model: 'm', stream: false });
+    expect(chat).not.toHaveProperty('top_k');
+    expect(chat).toMatchObject({ temperature: 1, top_p: 0.95 });
+    expect(chatIr.dropped).toContain('generationConfig.topK: OpenAI Chat Completions has no top_k');
+    const anthropic = writeAnthropicRequest(readGeminiRequest({ ...base, generationConfig: { topK: 64 } }), { model: 'claude-sonnet-4-5', stream: false });
+    expect(anthropic.top_k).toBe(64);
+    // With thinking on, Anthropic takes no top_k: noted, not sent.
+    const thinking = readGeminiRequest({ ...base, generationConfig: { topK: 64, thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 }, maxOutputTokens: 8192 } });
+    expect(writeAnthropicRequest(thinking, { model: 'claude-sonnet-4-5', stream: false })).not.toHaveProperty('top_k');
+    expect(thinking.dropped).toContain('generationConfig.topK: Anthropic thinking runs with default sampling');
+    expect(refusal(() => writeAnthropicRequest(readGeminiRequest({ ...base, generationConfig: { topK: 0.5 } }), { model: 'claude-sonnet-4-5', stream: false })).field).toBe('generationConfig.topK');
   });
 });
