@@ -4,6 +4,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { classifyFrame, FrameReader } from '../../../src/main/engine/streams/frames';
 import { fixture, FIXTURES } from '../codecs/support';
 
@@ -71,5 +72,84 @@ describe('fast frame classification', () => {
     expect(sig).toMatchObject({ deltaText: null, reasoning: true });
     const extra = classifyFrame('anthropic-messages', 'content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","citations":[]}}');
     expect(extra).toMatchObject({ deltaText: null, textChars: 1 });
+  });
+});
+
+describe('fast Gemini frames', () => {
+  /** What a Gemini chunk means, read from its JSON. */
+  function meaning(j: any) {
+    const parts: any[] = j.candidates?.[0]?.content?.parts ?? [];
+    const text = parts.filter((p) => p.thought !== true && typeof p.text === 'string').reduce((n, p) => n + p.text.length, 0);
+    const u = j.usageMetadata;
+    const input = u && (u.promptTokenCount !== undefined || u.toolUsePromptTokenCount !== undefined) ? (u.promptTokenCount ?? 0) + (u.toolUsePromptTokenCount ?? 0) : null;
+    const output = u && (u.candidatesTokenCount !== undefined || u.thoughtsTokenCount !== undefined) ? (u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0) : null;
+    return {
+      textChars: text,
+      toolStart: parts.some((p) => p.functionCall),
+      reasoning: parts.some((p) => p.thought === true || (typeof p.thoughtSignature === 'string' && p.thoughtSignature)),
+      terminal: typeof j.candidates?.[0]?.finishReason === 'string',
+      inputTokens: u ? input : undefined,
+      outputTokens: u ? output : undefined,
+      cacheRead: u?.cachedContentTokenCount,
+    };
+  }
+  const seen = (f: ReturnType<typeof classifyFrame>) => ({
+    textChars: f.textChars,
+    toolStart: f.toolStart,
+    reasoning: f.reasoning,
+    terminal: f.terminal,
+    inputTokens: f.usage ? f.usage.inputTokens : undefined,
+    outputTokens: f.usage ? f.usage.outputTokens : undefined,
+    cacheRead: f.usage?.cacheReadTokens,
+  });
+
+  it("Google's own spacing and compact JSON, with and without running usage, read without parsing, meaning what the JSON says", () => {
+    const text = 'say "hi" \\ é 😀\n';
+    const compact = { candidates: [{ content: { parts: [{ text }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 7, candidatesTokenCount: 3, totalTokenCount: 10 }, modelVersion: 'gemini-2.5-flash', responseId: 'r1' };
+    const spaced = JSON.stringify(compact).replace(/":/g, '": ').replace(/,"/g, ',"');
+    for (const data of [JSON.stringify(compact), spaced, JSON.stringify({ candidates: [{ content: { parts: [{ text }] } }] })]) {
+      const f = classifyFrame('gemini', null, data);
+      expect(f.deltaText, data).toBe(text);
+      expect(seen(f)).toEqual(meaning(JSON.parse(data)));
+      expect(f.kind).toBe('output');
+      expect(f.json).toEqual(JSON.parse(data));
+    }
+  });
+
+  it('any generated chunk means what its JSON says, fast or slow; calls, thoughts, finishes, errors and thought counts go the slow way', () => {
+    const part = fc.oneof(
+      fc.string().map((text) => ({ text })),
+      fc.string().map((text) => ({ text, thought: true })),
+      fc.record({ functionCall: fc.record({ name: fc.constantFrom('ls', 'read'), args: fc.dictionary(fc.string({ maxLength: 3 }), fc.string({ maxLength: 5 })) }) }),
+      fc.string({ minLength: 1, maxLength: 8 }).map((s) => ({ text: 'x', thoughtSignature: s })),
+    );
+    const usage = fc.record(
+      { promptTokenCount: fc.nat(9999), candidatesTokenCount: fc.nat(9999), thoughtsTokenCount: fc.nat(99), cachedContentTokenCount: fc.nat(99), toolUsePromptTokenCount: fc.nat(99) },
+      { requiredKeys: [] },
+    );
+    const chunk = fc.record(
+      {
+        candidates: fc.tuple(fc.record({ content: fc.record({ parts: fc.array(part, { maxLength: 3 }), role: fc.constant('model') }), finishReason: fc.constantFrom('STOP', 'MAX_TOKENS'), index: fc.constant(0) }, { requiredKeys: ['content'] })),
+        usageMetadata: usage,
+        modelVersion: fc.constant('gemini-2.5-flash'),
+      },
+      { requiredKeys: ['candidates'] },
+    );
+    fc.assert(
+      fc.property(chunk, fc.boolean(), (j, spaced) => {
+        const compact = JSON.stringify(j);
+        const data = spaced ? compact.replace(/":/g, '": ') : compact;
+        const f = classifyFrame('gemini', null, data);
+        expect(seen(f)).toEqual(meaning(j));
+        if (f.deltaText !== null) {
+          const parts = j.candidates[0].content.parts as { text?: string }[];
+          expect(parts).toHaveLength(1);
+          expect(f.deltaText).toBe(parts[0]!.text);
+          expect(j.candidates[0].finishReason).toBeUndefined();
+          expect((j.usageMetadata as Record<string, unknown> | undefined)?.thoughtsTokenCount).toBeUndefined();
+        }
+      }),
+      { numRuns: 400, seed: 24 },
+    );
   });
 });

@@ -9,7 +9,7 @@ import type { Frame } from '../streams/frame';
 import type { ApiShape } from '../streams/shape';
 import { emptyUsage, mergeUsage, type IrStop, type IrUsage } from './ir';
 import { stopFromAnthropic, usageFromAnthropic, usageFromChat } from './stops';
-import { usageFromGemini } from './geminiStops';
+import { usageFromGemini, usageOfFrame } from './geminiStops';
 
 export type OpenBlock = 'text' | 'thinking' | 'tool' | null;
 
@@ -296,6 +296,15 @@ class GeminiTracker implements StateTracker {
 
   observe(f: Frame): void {
     const s = this.state;
+    // A text chunk read on the fast path (streams/frame.ts), after the first: no JSON needed.
+    if (f.deltaText !== null && s.started) {
+      if (f.deltaText) {
+        s.open = 'text';
+        if (this.trackText) s.text += f.deltaText;
+      }
+      if (f.usage) mergeUsage(s.usage, usageOfFrame(f.usage));
+      return;
+    }
     const j = f.json;
     if (!j) return;
     if (f.error) {

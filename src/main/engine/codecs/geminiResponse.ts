@@ -15,7 +15,7 @@ import { argumentsObject, idBase, isObject } from './content';
 import type { GeminiState } from './clientState';
 import { geminiErrorBody } from './geminiErrors';
 import type { GeminiFraming } from './geminiStream';
-import { stopFromGemini, stopToGemini, usageFromGemini, usageToGemini } from './geminiStops';
+import { stopFromGemini, stopToGemini, usageFromGemini, usageOfFrame, usageToGemini } from './geminiStops';
 import { emptyUsage, mergeUsage, type IrContent, type IrResponse, type IrSink, type IrStop, type IrUsage, type IrWriter } from './ir';
 import type { ClientWriter, InboundSide, UpstreamSide } from './translator';
 import type { ResponseContext } from './types';
@@ -80,6 +80,12 @@ export class GeminiChunkReader {
   read(f: Frame, sink: IrSink): void {
     if (this.done || this.failed) return;
     if (f.kind === 'comment') return sink.keepalive(f.comment ?? '');
+    // A text chunk read on the fast path (streams/frame.ts): its text and running usage, no JSON.
+    if (f.deltaText !== null && this.started) {
+      if (f.deltaText) sink.text(f.deltaText);
+      if (f.usage) sink.usage(usageOfFrame(f.usage));
+      return;
+    }
     const j = f.json;
     if (f.error || (j && j.error)) {
       this.failed = true;

@@ -1,6 +1,7 @@
 // Gemini finish reasons and usage metadata to and from the neutral model (one table, documented in
 // docs/decisions/gemini-24-response-codec.md). Kept apart from the reader and writer so a native
 // Gemini stream tracker can use it without importing either.
+import type { FrameUsage } from '../streams/frame';
 import type { IrStop, IrUsage } from './ir';
 
 /** Finish reasons that mean a filter stopped the answer (the neutral `refusal`). */
@@ -72,5 +73,14 @@ export function usageToGemini(u: IrUsage): Record<string, number> {
   if (thoughts > 0) out.thoughtsTokenCount = thoughts;
   if ((u.cachedInput ?? 0) > 0) out.cachedContentTokenCount = u.cachedInput!;
   out.totalTokenCount = input + output;
+  return out;
+}
+
+/** A fast-path frame's usage (no thoughts count: such chunks take the slow path) as neutral usage. */
+export function usageOfFrame(u: FrameUsage): Partial<IrUsage> {
+  const out: Partial<IrUsage> = {};
+  if (u.inputTokens !== null) out.input = u.inputTokens;
+  if (u.outputTokens !== null) out.output = u.outputTokens;
+  if (u.cacheReadTokens !== undefined) out.cachedInput = u.cacheReadTokens;
   return out;
 }

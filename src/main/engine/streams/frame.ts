@@ -476,6 +476,59 @@ function fastChat(data: string): Frame | null {
   return new SseFrame('openai-chat', null, data, UNPARSED, d, false, text);
 }
 
+/** Anything in a Gemini chunk that makes it more than text and counts: read the slow way. */
+const GEMINI_SLOW = ['"functionCall"', '"thought', '"error"', '"finishReason"', '"blockReason"', '"executableCode"', '"codeExecutionResult"', '"inlineData"', '"fileData"', '"functionResponse"'];
+const GEMINI_COUNTS = /"(promptTokenCount|candidatesTokenCount|cachedContentTokenCount|toolUsePromptTokenCount)"\s*:\s*(\d+)/g;
+
+/**
+ * A Gemini chunk whose only news is one text part (and, as Google sends on every chunk, running
+ * usage counts), read without JSON.parse: one `"text"` key, one candidate, none of the parts or
+ * fields that need the JSON (calls, thoughts, a finish, an error, media), and usage without a
+ * thoughts count. Null for any other chunk.
+ */
+function fastGemini(data: string): Frame | null {
+  const at = data.indexOf('"text"');
+  if (at < 0 || data.indexOf('"text"', at + 6) >= 0 || data.indexOf('"candidates"') < 0 || data.indexOf('"index"', data.indexOf('"index"') + 7) > 0) return null;
+  for (const m of GEMINI_SLOW) if (data.indexOf(m) >= 0) return null;
+  let i = at + 6;
+  while (data.charCodeAt(i) === 32) i++;
+  if (data.charCodeAt(i) !== 58 /* : */) return null;
+  i++;
+  while (data.charCodeAt(i) === 32) i++;
+  if (data.charCodeAt(i) !== 34 /* " */) return null;
+  const str = stringEnd(data, i + 1);
+  if (str === null) return null;
+  let text = data.slice(i + 1, str.end);
+  if (str.escaped) {
+    try {
+      text = JSON.parse(`"${text}"`) as string;
+    } catch {
+      return null;
+    }
+  }
+  const d = blankDraft('chunk');
+  d.textChars = text.length;
+  const u = data.indexOf('"usageMetadata"');
+  if (u >= 0) {
+    if (data.indexOf('"thoughtsTokenCount"', u) >= 0) return null;
+    let prompt: number | null = null;
+    let tool: number | null = null;
+    let out: number | null = null;
+    let cached: number | null = null;
+    GEMINI_COUNTS.lastIndex = u;
+    for (let m = GEMINI_COUNTS.exec(data); m; m = GEMINI_COUNTS.exec(data)) {
+      const n = Number(m[2]);
+      if (m[1] === 'promptTokenCount') prompt = n;
+      else if (m[1] === 'candidatesTokenCount') out = n;
+      else if (m[1] === 'cachedContentTokenCount') cached = n;
+      else tool = n;
+    }
+    d.usage = { inputTokens: prompt === null && tool === null ? null : (prompt ?? 0) + (tool ?? 0), outputTokens: out };
+    if (cached !== null) d.usage.cacheReadTokens = cached;
+  }
+  return new SseFrame('gemini', null, data, UNPARSED, d, false, text);
+}
+
 /**
  * Whether `f` is the last event its protocol sends: `message_stop`, Chat's `[DONE]` (a
  * finish_reason is not: the usage chunk and `[DONE]` follow it), or a Responses terminal event.
@@ -506,7 +559,8 @@ export function classifyFrame(shape: ApiShape, event: string | null, data: strin
     d.terminal = true;
     return finish(shape, event, data, null, d, false);
   }
-  const fast = shape === 'anthropic-messages' ? fastAnthropic(event, data) : shape === 'openai-chat' ? fastChat(data) : null;
+  const fast =
+    shape === 'anthropic-messages' ? fastAnthropic(event, data) : shape === 'openai-chat' ? fastChat(data) : shape === 'gemini' ? fastGemini(data) : null;
   if (fast) return fast;
   let json: any = null;
   try {

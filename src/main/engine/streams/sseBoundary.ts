@@ -12,9 +12,13 @@ const LFLF = Buffer.from('\n\n');
 const CRCR = Buffer.from('\r\r');
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const CR = 13;
+const LF = 10;
 
 /** The index just past the last blank line in `b`, or 0 when it has none. */
 export function lastEventEnd(b: Buffer): number {
+  // The usual chunk ends exactly on a blank line ("\n\n", or Google's "\r\n\r\n"): no scan at all.
+  const n = b.length;
+  if (n >= 2 && b[n - 1] === LF && (b[n - 2] === LF || (n >= 4 && b[n - 2] === CR && b[n - 3] === LF && b[n - 4] === CR))) return n;
   let end = 0;
   const lf = b.lastIndexOf(LFLF);
   if (lf >= 0) end = lf + 2;
