@@ -104,4 +104,28 @@ describe('Gemini client: a stream cut mid-way', () => {
       expect(turns(s.fake.requestsFor({ key: KB }))).toHaveLength(0);
     });
   }
+
+  // The watchdogs read Gemini frames like the others': a native Gemini stream that goes silent (a
+  // heartbeat comment does not count) trips the content-stall watchdog, and the answer is continued.
+  it('a native Gemini stream that goes silent after 25 words: the content-stall watchdog fires and the next connection continues', async () => {
+    const r = await s.start();
+    const a = await r.add('gemini', 'First', KA, { priority: 1, models: [MODEL] });
+    await r.add('gemini', 'Second', KB, { priority: 2, models: [MODEL] });
+    await r.settings({ streamRecovery: { midstream: { enabled: true } } });
+    const live = r.live(KA);
+    s.fake.script({ key: KB }, [{ chunks: geminiStream(MODEL, FULL.slice(CUT)) }]);
+    const read = reading(r.ai.models.generateContentStream({ model: MODEL, contents: 'Write the words.' }));
+    await live.attached;
+    live.send(...firstPart('gemini'));
+    await until(() => read.seen() === SO_FAR, 'the SDK to read the first part');
+    live.send(': keep-alive\n\n');
+    await new Promise((res) => setTimeout(res, 50));
+    r.clock.advance(120_001);
+    const out = await read.done;
+    expect(out.error).toBeNull();
+    expect(out.text).toBe(FULL.join(''));
+    expectContinued('gemini', turns(s.fake.requestsFor({ key: KB }))[0]!.body!);
+    const log = await r.logOf(MODEL);
+    expect(log.attempts[0]).toMatchObject({ connectionId: a.id, continuedElsewhere: true, watchdog: 'content_stall', errorCode: 'stream_stalled' });
+  });
 });
