@@ -477,7 +477,7 @@ function fastChat(data: string): Frame | null {
 }
 
 /** Anything in a Gemini chunk that makes it more than text and counts: read the slow way. */
-const GEMINI_SLOW = ['"functionCall"', '"thought', '"error"', '"finishReason"', '"blockReason"', '"executableCode"', '"codeExecutionResult"', '"inlineData"', '"fileData"', '"functionResponse"'];
+const GEMINI_SLOW = /"(?:functionCall|thought|error"|finishReason|blockReason|executableCode|codeExecutionResult|inlineData|fileData|functionResponse|text"[^]*"text")/;
 const GEMINI_COUNTS = /"(promptTokenCount|candidatesTokenCount|cachedContentTokenCount|toolUsePromptTokenCount)"\s*:\s*(\d+)/g;
 
 /**
@@ -488,8 +488,10 @@ const GEMINI_COUNTS = /"(promptTokenCount|candidatesTokenCount|cachedContentToke
  */
 function fastGemini(data: string): Frame | null {
   const at = data.indexOf('"text"');
-  if (at < 0 || data.indexOf('"text"', at + 6) >= 0 || data.indexOf('"candidates"') < 0 || data.indexOf('"index"', data.indexOf('"index"') + 7) > 0) return null;
-  for (const m of GEMINI_SLOW) if (data.indexOf(m) >= 0) return null;
+  if (at < 0 || !data.startsWith('{"candidates":', 0) && data.indexOf('"candidates"') < 0) return null;
+  if (GEMINI_SLOW.test(data)) return null;
+  const ix = data.indexOf('"index"');
+  if (ix >= 0 && data.indexOf('"index"', ix + 7) >= 0) return null;
   let i = at + 6;
   while (data.charCodeAt(i) === 32) i++;
   if (data.charCodeAt(i) !== 58 /* : */) return null;
