@@ -116,6 +116,28 @@ describe('fast Gemini frames', () => {
     }
   });
 
+  it('keys in another order: a finish, an error or a thoughts count before the parts still takes the slow way', () => {
+    const slow = [
+      '{"candidates":[{"finishReason":"STOP","content":{"parts":[{"text":"a"}]}}]}',
+      '{"usageMetadata":{"promptTokenCount":1,"thoughtsTokenCount":4},"candidates":[{"content":{"parts":[{"text":"a"}]}}]}',
+      '{"candidates":[{"content":{"parts":[{"text":"a"}]}},{"content":{"parts":[{"text":"b"}]}}]}',
+      '{"candidates":[{"content":{"parts":[{"text":"a","thoughtSignature":"s"}]}}]}',
+      '{"candidates":[{"content":{"parts":[{"text":"a"},{"functionCall":{"name":"ls","args":{}}}]}}]}',
+    ];
+    for (const data of slow) {
+      const f = classifyFrame('gemini', null, data);
+      expect(f.deltaText, data).toBeNull();
+      expect(seen(f), data).toEqual(meaning(JSON.parse(data)));
+    }
+    const err = classifyFrame('gemini', null, '{"error":{"code":500,"message":"x"},"candidates":[{"content":{"parts":[{"text":"a"}]}}]}');
+    expect(err.deltaText).toBeNull();
+    expect(err.kind).toBe('error');
+    const usageFirst = '{"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":2},"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]}}]}';
+    const f = classifyFrame('gemini', null, usageFirst);
+    expect(f.deltaText).toBe('ok');
+    expect(f.usage).toEqual({ inputTokens: 3, outputTokens: 2 });
+  });
+
   it('any generated chunk means what its JSON says, fast or slow; calls, thoughts, finishes, errors and thought counts go the slow way', () => {
     const part = fc.oneof(
       fc.string().map((text) => ({ text })),

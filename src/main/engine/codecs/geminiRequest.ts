@@ -37,15 +37,19 @@ export function geminiCall(url: string): GeminiCall | null {
   const path = q < 0 ? url : url.slice(0, q);
   const m = CALL_PATH.exec(path);
   if (!m) return null;
-  let model: string;
-  try {
-    model = decodeURIComponent(m[1]!);
-  } catch {
-    return null;
+  let model = m[1]!;
+  if (model.indexOf('%') >= 0) {
+    try {
+      model = decodeURIComponent(model);
+    } catch {
+      return null;
+    }
   }
   if (!model) return null;
   const method = m[2] as GeminiMethod;
-  const sse = q >= 0 && new URLSearchParams(url.slice(q + 1)).get('alt') === 'sse';
+  // The usual query is exactly `alt=sse`; anything else is read as a query.
+  const query = q < 0 ? '' : url.slice(q + 1);
+  const sse = query === 'alt=sse' || (query !== '' && new URLSearchParams(query).get('alt') === 'sse');
   return { model, method, stream: method === 'streamGenerateContent', sse };
 }
 

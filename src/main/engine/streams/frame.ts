@@ -476,30 +476,38 @@ function fastChat(data: string): Frame | null {
   return new SseFrame('openai-chat', null, data, UNPARSED, d, false, text);
 }
 
-/** Anything in a Gemini chunk that makes it more than text and counts: read the slow way. */
-const GEMINI_SLOW = /"(?:functionCall|thought|error"|finishReason|blockReason|executableCode|codeExecutionResult|inlineData|fileData|functionResponse|text"[^]*"text")/;
+/** Beside a chunk's one text part: what makes it more than text and counts (read the slow way). */
+const GEMINI_SLOW = ['"finishReason"', '"blockReason"', '"thoughtsTokenCount"', '"error"'];
 const GEMINI_COUNTS = /"(promptTokenCount|candidatesTokenCount|cachedContentTokenCount|toolUsePromptTokenCount)"\s*:\s*(\d+)/g;
+
+const skipSpaces = (data: string, i: number): number => {
+  while (data.charCodeAt(i) === 32) i++;
+  return i;
+};
 
 /**
  * A Gemini chunk whose only news is one text part (and, as Google sends on every chunk, running
- * usage counts), read without JSON.parse: one `"text"` key, one candidate, none of the parts or
- * fields that need the JSON (calls, thoughts, a finish, an error, media), and usage without a
- * thoughts count. Null for any other chunk.
+ * usage counts), read without JSON.parse: its parts are exactly `[{"text": "…"}]` (so no call, no
+ * thought, no signature, no media), nothing before them is an error, and nothing after them
+ * finishes the answer, blocks it, adds a candidate or counts thoughts. Null for any other chunk.
  */
 function fastGemini(data: string): Frame | null {
-  const at = data.indexOf('"text"');
-  if (at < 0 || !data.startsWith('{"candidates":', 0) && data.indexOf('"candidates"') < 0) return null;
-  if (GEMINI_SLOW.test(data)) return null;
-  const ix = data.indexOf('"index"');
-  if (ix >= 0 && data.indexOf('"index"', ix + 7) >= 0) return null;
-  let i = at + 6;
-  while (data.charCodeAt(i) === 32) i++;
-  if (data.charCodeAt(i) !== 58 /* : */) return null;
-  i++;
-  while (data.charCodeAt(i) === 32) i++;
+  const p = data.indexOf('"parts":');
+  if (p < 0) return null;
+  // Before the parts (a short head, whatever order the keys come in) and after them.
+  for (const m of GEMINI_SLOW) if (data.lastIndexOf(m, p) >= 0) return null;
+  let i = skipSpaces(data, p + 8);
+  if (data.charCodeAt(i) !== 91 /* [ */ || data.charCodeAt(i + 1) !== 123 /* { */) return null;
+  i = skipSpaces(data, i + 2);
+  if (!data.startsWith('"text":', i)) return null;
+  i = skipSpaces(data, i + 7);
   if (data.charCodeAt(i) !== 34 /* " */) return null;
   const str = stringEnd(data, i + 1);
   if (str === null) return null;
+  const after = skipSpaces(data, str.end + 1);
+  if (data.charCodeAt(after) !== 125 /* } */ || data.charCodeAt(skipSpaces(data, after + 1)) !== 93 /* ] */) return null;
+  for (const m of GEMINI_SLOW) if (data.indexOf(m, after) >= 0) return null;
+  if (data.indexOf('"content"', after) >= 0) return null;
   let text = data.slice(i + 1, str.end);
   if (str.escaped) {
     try {
@@ -512,7 +520,6 @@ function fastGemini(data: string): Frame | null {
   d.textChars = text.length;
   const u = data.indexOf('"usageMetadata"');
   if (u >= 0) {
-    if (data.indexOf('"thoughtsTokenCount"', u) >= 0) return null;
     let prompt: number | null = null;
     let tool: number | null = null;
     let out: number | null = null;

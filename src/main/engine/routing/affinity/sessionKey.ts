@@ -12,7 +12,7 @@
 // the same for every later request of the session): a hash of the two. A value
 // that is empty, longer than 200 characters or not printable ASCII is ignored and the next source
 // is read. None of these headers is ever forwarded upstream (upstream/headers.ts builds from scratch).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SessionSource } from '../../../../shared/model';
 
@@ -75,7 +75,8 @@ export function geminiConversation(j: Record<string, unknown>): string | null {
   const contents = j.contents;
   if (!Array.isArray(contents) || contents.length === 0) return null;
   const opening = JSON.stringify([j.systemInstruction ?? null, contents[0]]);
-  return `gem-${createHash('sha256').update(opening.length > OPENING_MAX_CHARS ? opening.slice(0, OPENING_MAX_CHARS) : opening).digest('hex').slice(0, 32)}`;
+  // One-shot hashing (no Hash object per request).
+  return `gem-${hash('sha256', opening.length > OPENING_MAX_CHARS ? opening.slice(0, OPENING_MAX_CHARS) : opening, 'hex').slice(0, 32)}`;
 }
 
 /** Body sources in precedence order, after every header. */
