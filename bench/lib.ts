@@ -27,13 +27,13 @@ export async function spawnJsonLine<T>(cmd: string, args: string[], env: Record<
 
 export async function startUpstream() {
   const { child, info } = await spawnJsonLine<{ port: number }>(process.execPath, ['--import', 'tsx', 'bench/upstream.ts']);
-  return { url: `http://127.0.0.1:${info.port}`, stop: () => child.kill('SIGTERM') };
+  return { url: `http://127.0.0.1:${info.port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
 /** The thinnest pass-through proxy, in its own process: the floor any proxy pays for the hop. */
 export async function startMinimalProxy(upstreamUrl: string) {
   const { child, info } = await spawnJsonLine<{ port: number }>(process.execPath, ['--import', 'tsx', 'bench/minimalProxy.ts', upstreamUrl]);
-  return { url: `http://127.0.0.1:${info.port}`, stop: () => child.kill('SIGTERM') };
+  return { url: `http://127.0.0.1:${info.port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
 /**

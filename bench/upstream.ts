@@ -6,6 +6,8 @@
 // On Google's path (`/v1beta/models/{model}:streamGenerateContent?alt=sse`, the model in the path)
 // it answers as Gemini does: bench-stream-<n> is n GenerateContentResponse chunks as SSE (CRLF
 // framed, as Google sends them), the last with finishReason STOP and usageMetadata.
+// On Anthropic's path (`/v1/messages`) a non-stream request gets an Anthropic Messages answer
+// (bench-delay-<ms> as above), so the bench can measure the native Anthropic path.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -16,6 +18,17 @@ const completion = JSON.stringify({
   model: 'bench',
   choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 },
+});
+
+const message = JSON.stringify({
+  id: 'msg_bench',
+  type: 'message',
+  role: 'assistant',
+  model: 'bench',
+  content: [{ type: 'text', text: 'ok' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 5, output_tokens: 1 },
 });
 
 const chunk = (i: number) =>
@@ -89,9 +102,10 @@ const server = createServer((req, res) => {
       return;
     }
     const delay = Number(/^bench-delay-(\d+)$/.exec(model)?.[1] ?? 0);
+    const json = (req.url ?? '').split('?')[0] === '/v1/messages' ? message : completion;
     const answer = () => {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
-      res.end(completion);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
+      res.end(json);
     };
     if (delay > 0) setTimeout(answer, delay);
     else answer();

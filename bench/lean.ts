@@ -1,0 +1,359 @@
+// `npm run bench:lean` (also part of `npm run bench`): issue 25's table in one run. Non-stream
+// requests against an upstream that answers at once (bench/upstream.ts, 0 ms), for three paths:
+//   OpenAI chat (native), Anthropic messages (native, on an Anthropic connection) and Anthropic ->
+//   Chat (translated: an Anthropic client on the Chat upstream),
+// each at c=1 and c=32, sent by autocannon straight to the upstream ("direct"), through the bare
+// hop (bench/minimalProxy.ts: a keep-alive pass-through and nothing else, the floor for a Node
+// gateway) and through Switchyard. Every cell runs once per round for LEAN_SECONDS, all cells
+// interleaved (the order reversed on odd rounds, so drift on a shared machine hits all alike), for
+// LEAN_ROUNDS rounds; the figure is the median round. The translated path is set against the bare
+// hop of the protocol its client speaks (Anthropic messages): a bare hop cannot translate.
+// Memory: RSS (VmRSS) of the Switchyard process tree (the engine process with its worker threads,
+// plus child processes if any) idle after start, its peak during the load (sampled every 100 ms,
+// and VmHWM reset before the load) and LEAN_AFTER_SECONDS after the load; the bare hop's beside it.
+// Targets (issue 25): >= 0.9x bare hop at c=1, >= 0.8x at c=32; RSS peak <= 150 MiB, 60 s after
+// <= 110 MiB, idle <= 80 MiB. The figures also go to LEAN_JSON (default
+// /tmp/switchyard-lean-bench.json) and, as one JSON object, to stdout's last line.
+// Quick run: LEAN_ROUNDS=1 LEAN_SECONDS=2 LEAN_AFTER_SECONDS=5 npx tsx bench/lean.ts
+import autocannon from 'autocannon';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { startMinimalProxy, startSwitchyard, startUpstream } from './lib';
+
+function envNumber(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) {
+    process.stderr.write(`${name} must be a number of at least ${min} (got "${raw}")\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const ROUNDS = Math.round(envNumber('LEAN_ROUNDS', 3, 1));
+const SECONDS = envNumber('LEAN_SECONDS', 8, 1);
+const WARMUP_SECONDS = envNumber('LEAN_WARMUP_SECONDS', 1, 0);
+const SETTLE_SECONDS = envNumber('LEAN_SETTLE_SECONDS', 5, 0);
+const AFTER_SECONDS = envNumber('LEAN_AFTER_SECONDS', 60, 0);
+const JSON_FILE = process.env.LEAN_JSON || '/tmp/switchyard-lean-bench.json';
+const CONCURRENCY = [1, 32] as const;
+const SAMPLE_MS = 100;
+
+const TARGET = { ratio: { 1: 0.9, 32: 0.8 } as Record<number, number>, peakMiB: 150, afterMiB: 110, idleMiB: 80 };
+
+// ---- memory, from /proc (Linux) ----
+
+/** VmRSS and VmHWM of one process, in KiB (0 when it is gone). */
+function status(pid: number): { rss: number; hwm: number } {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? 0);
+    return { rss: kib('VmRSS'), hwm: kib('VmHWM') };
+  } catch {
+    return { rss: 0, hwm: 0 };
+  }
+}
+
+/** The process and its descendants (threads are not processes: they share the process's RSS). */
+function tree(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    const p = out[i]!;
+    let tids: string[] = [];
+    try {
+      tids = readdirSync(`/proc/${p}/task`);
+    } catch {
+      continue;
+    }
+    for (const tid of tids) {
+      try {
+        for (const c of readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8').split(' ')) if (c.trim()) out.push(Number(c));
+      } catch {
+        // the thread ended, or the kernel has no children file: then the tree is the process alone
+      }
+    }
+  }
+  return out;
+}
+
+const mib = (kib: number) => kib / 1024;
+
+/** The tree's RSS now, the sum of its VmHWM, and its processes. */
+function treeMemory(pid: number) {
+  const pids = tree(pid);
+  let rss = 0;
+  let hwm = 0;
+  for (const p of pids) {
+    const s = status(p);
+    rss += s.rss;
+    hwm += s.hwm;
+  }
+  return { rssMiB: mib(rss), hwmMiB: mib(hwm), pids };
+}
+
+/** Resets VmHWM to the current RSS (clear_refs 5), so the peak is the load's, not start-up's. */
+function resetPeak(pid: number): boolean {
+  let ok = true;
+  for (const p of tree(pid)) {
+    try {
+      writeFileSync(`/proc/${p}/clear_refs`, '5');
+    } catch {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/** Samples each tree's RSS every SAMPLE_MS and keeps the highest. */
+function sampler(pids: Record<string, number>) {
+  const max: Record<string, number> = Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
+  const tick = () => {
+    for (const [k, pid] of Object.entries(pids)) max[k] = Math.max(max[k]!, treeMemory(pid).rssMiB);
+  };
+  tick();
+  const timer = setInterval(tick, SAMPLE_MS);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      tick();
+      return max;
+    },
+  };
+}
+
+// ---- load ----
+
+interface Cell {
+  /** e.g. "chat direct" */
+  key: string;
+  url: string;
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+  concurrency: number;
+}
+
+interface Shot {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function shoot(c: Cell, seconds: number): Promise<Shot> {
+  const r = await autocannon({
+    url: `${c.url}${c.path}`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...c.headers },
+    body: c.body,
+    connections: c.concurrency,
+    pipelining: 1,
+    duration: seconds,
+  });
+  return { rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
+}
+
+/** One request per cell before the load: a wrong setup says so instead of measuring errors. */
+async function preflight(c: Cell) {
+  const res = await fetch(`${c.url}${c.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...c.headers }, body: c.body });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${c.key}: status ${res.status}: ${text.slice(0, 500)}`);
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+// ---- output ----
+
+const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
+
+function table(head: string[], rows: string[][]): string {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join(' | ')} |`;
+  return [line(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+async function main() {
+  if (!existsSync('out/main/serve.js')) {
+    process.stderr.write('Build first: npm run build\n');
+    process.exit(1);
+  }
+  const upstream = await startUpstream();
+  const bare = await startMinimalProxy(upstream.url);
+  const sy = await startSwitchyard();
+  try {
+    await sy.api('POST', '/api/providers', { name: 'bench', kind: 'openai-compatible', provider: 'bench', baseUrl: `${upstream.url}/v1` });
+    await sy.api('POST', '/api/providers', { name: 'anth', kind: 'anthropic', provider: 'anth', baseUrl: upstream.url, secret: 'sk-ant-bench-aaaaaaaaaaaa' });
+
+    const chat = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }] });
+    const messages = (model: string) => JSON.stringify({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'hello' }] });
+    const anthHeaders = { 'anthropic-version': '2023-06-01' };
+    const syAuth = { authorization: `Bearer ${sy.clientKey}` };
+    const cells: Cell[] = [];
+    for (const concurrency of CONCURRENCY) {
+      const add = (key: string, url: string, path: string, body: string, headers: Record<string, string>) => cells.push({ key: `${key} c=${concurrency}`, url, path, body, headers, concurrency });
+      add('chat direct', upstream.url, '/v1/chat/completions', chat('bench-delay-0'), { authorization: 'Bearer upstream' });
+      add('chat bare', bare.url, '/v1/chat/completions', chat('bench-delay-0'), {});
+      add('chat switchyard', sy.proxyUrl, '/v1/chat/completions', chat('bench/bench-delay-0'), syAuth);
+      add('messages direct', upstream.url, '/v1/messages', messages('bench-delay-0'), { 'x-api-key': 'upstream', ...anthHeaders });
+      add('messages bare', bare.url, '/v1/messages', messages('bench-delay-0'), anthHeaders);
+      add('messages switchyard', sy.proxyUrl, '/v1/messages', messages('anth/bench-delay-0'), { ...syAuth, ...anthHeaders });
+      add('translated switchyard', sy.proxyUrl, '/v1/messages', messages('bench/bench-delay-0'), { ...syAuth, ...anthHeaders });
+    }
+    for (const c of cells) await preflight(c);
+
+    // Idle: after start and setup, once the start-up work has settled.
+    await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
+    const idle = { switchyard: treeMemory(sy.pid), bare: treeMemory(bare.pid) };
+    const peakReset = resetPeak(sy.pid) && resetPeak(bare.pid);
+
+    const total = cells.length * (ROUNDS * SECONDS + WARMUP_SECONDS) + AFTER_SECONDS;
+    process.stderr.write(`lean bench: ${cells.length} cells x ${ROUNDS} rounds of ${SECONDS} s (+${WARMUP_SECONDS} s warm-up each), then ${AFTER_SECONDS} s idle: about ${Math.ceil(total / 60)} min\n`);
+    const samples = sampler({ switchyard: sy.pid, bare: bare.pid });
+    if (WARMUP_SECONDS > 0) for (const c of cells) await shoot(c, WARMUP_SECONDS);
+    const shots = new Map<string, Shot[]>(cells.map((c) => [c.key, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const c of round % 2 ? [...cells].reverse() : cells) shots.get(c.key)!.push(await shoot(c, SECONDS));
+      process.stderr.write(`  round ${round + 1}/${ROUNDS} done\n`);
+    }
+    const sampled = samples.stop();
+    const hwm = { switchyard: treeMemory(sy.pid).hwmMiB, bare: treeMemory(bare.pid).hwmMiB };
+    const endOfLoad = { switchyard: treeMemory(sy.pid), bare: treeMemory(bare.pid) };
+
+    if (AFTER_SECONDS > 0) process.stderr.write(`  waiting ${AFTER_SECONDS} s after the load\n`);
+    await new Promise((r) => setTimeout(r, AFTER_SECONDS * 1000));
+    const after = { switchyard: treeMemory(sy.pid), bare: treeMemory(bare.pid) };
+
+    // ---- figures ----
+    const rps = (key: string) => median(shots.get(key)!.map((s) => s.rps));
+    const errors = (key: string) => shots.get(key)!.reduce((a, s) => a + s.errors, 0);
+    const rows = [
+      { path: 'OpenAI chat', proto: 'chat', sy: 'chat switchyard' },
+      { path: 'Anthropic messages, native', proto: 'messages', sy: 'messages switchyard' },
+      { path: 'Anthropic -> Chat, translated', proto: 'messages', sy: 'translated switchyard' },
+    ];
+    const throughput = CONCURRENCY.flatMap((c) =>
+      rows.map((r) => {
+        const k = (name: string) => `${name} c=${c}`;
+        const bareShots = shots.get(k(`${r.proto} bare`))!;
+        const syShots = shots.get(k(r.sy))!;
+        // Each round's ratio (the two ran in the same round): their spread shows the run's noise.
+        const perRound = syShots.map((s, i) => s.rps / bareShots[i]!.rps);
+        const ratio = rps(k(r.sy)) / rps(k(`${r.proto} bare`));
+        return {
+          path: r.path,
+          concurrency: c,
+          directRps: rps(k(`${r.proto} direct`)),
+          bareHopRps: rps(k(`${r.proto} bare`)),
+          switchyardRps: rps(k(r.sy)),
+          xBareHop: ratio,
+          xBareHopPerRound: perRound,
+          target: TARGET.ratio[c]!,
+          meetsTarget: ratio >= TARGET.ratio[c]!,
+          switchyardP50Ms: median(syShots.map((s) => s.p50)),
+          switchyardP99Ms: median(syShots.map((s) => s.p99)),
+          errors: { direct: errors(k(`${r.proto} direct`)), bareHop: errors(k(`${r.proto} bare`)), switchyard: errors(k(r.sy)) },
+        };
+      }),
+    );
+    const peak = { switchyard: Math.max(sampled.switchyard!, peakReset ? hwm.switchyard : 0), bare: Math.max(sampled.bare!, peakReset ? hwm.bare : 0) };
+    const memory = {
+      switchyard: {
+        idleMiB: idle.switchyard.rssMiB,
+        peakMiB: peak.switchyard,
+        peakSampledMiB: sampled.switchyard!,
+        peakHwmMiB: peakReset ? hwm.switchyard : null,
+        endOfLoadMiB: endOfLoad.switchyard.rssMiB,
+        afterMiB: after.switchyard.rssMiB,
+        processes: after.switchyard.pids.length,
+      },
+      bareHop: {
+        idleMiB: idle.bare.rssMiB,
+        peakMiB: peak.bare,
+        peakSampledMiB: sampled.bare!,
+        peakHwmMiB: peakReset ? hwm.bare : null,
+        endOfLoadMiB: endOfLoad.bare.rssMiB,
+        afterMiB: after.bare.rssMiB,
+        processes: after.bare.pids.length,
+      },
+    };
+
+    // ---- print ----
+    const verdict = (ok: boolean) => (ok ? 'meets' : 'misses');
+    const tp = table(
+      ['path', 'conc', 'direct req/s', 'bare hop req/s', 'Switchyard req/s', 'x bare hop', 'per round', 'target', ''],
+      throughput.map((t) => [
+        t.path,
+        String(t.concurrency),
+        int(t.directRps),
+        int(t.bareHopRps),
+        int(t.switchyardRps),
+        f(t.xBareHop),
+        t.xBareHopPerRound.length > 1 ? `${f(Math.min(...t.xBareHopPerRound))}-${f(Math.max(...t.xBareHopPerRound))}` : '-',
+        `>= ${f(t.target, 1)}`,
+        verdict(t.meetsTarget),
+      ]),
+    );
+    const s = memory.switchyard;
+    const b = memory.bareHop;
+    const memRow = (label: string, sv: number, bv: number, target: number) => [label, '', `${f(sv, 1)}`, `${f(bv, 1)}`, f(sv / bv), `${f(target, 0)}`, f(sv / target), verdict(sv <= target)];
+    const mem = table(
+      ['RSS, MiB', '', 'Switchyard', 'bare hop', 'x bare hop', 'target', 'x target', ''],
+      [
+        memRow('idle after start', s.idleMiB, b.idleMiB, TARGET.idleMiB),
+        memRow('peak during the load', s.peakMiB, b.peakMiB, TARGET.peakMiB),
+        memRow(`${AFTER_SECONDS} s after the load`, s.afterMiB, b.afterMiB, TARGET.afterMiB),
+      ],
+    );
+    const errs = throughput.filter((t) => t.errors.direct + t.errors.bareHop + t.errors.switchyard > 0);
+    const out = [
+      '',
+      `Lean bench (issue 25): ${process.version}, ${new Date().toISOString()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+      `non-stream, upstream 0 ms, ${ROUNDS} interleaved round(s) of ${SECONDS} s per cell, medians; "per round" is the spread of the rounds' own ratios`,
+      tp,
+      `Switchyard p50 / p99 latency (ms): ${throughput.map((t) => `${t.path} c=${t.concurrency} ${f(t.switchyardP50Ms, 1)} / ${f(t.switchyardP99Ms, 1)}`).join('; ')}`,
+      ...(errs.length ? [`ERRORS (figures not valid): ${errs.map((t) => `${t.path} c=${t.concurrency} direct ${t.errors.direct}, bare hop ${t.errors.bareHop}, Switchyard ${t.errors.switchyard}`).join('; ')}`] : []),
+      '',
+      `Memory: RSS of each process tree (Switchyard: ${s.processes} process(es) with their threads; the bare hop runs under tsx, whose loader thread is in its figure)`,
+      mem,
+      `peak: the highest of the ${SAMPLE_MS} ms samples (Switchyard ${f(s.peakSampledMiB, 1)}, bare hop ${f(b.peakSampledMiB, 1)})` +
+        (peakReset ? ` and VmHWM, reset before the load (Switchyard ${f(s.peakHwmMiB ?? NaN, 1)}, bare hop ${f(b.peakHwmMiB ?? NaN, 1)})` : '; VmHWM could not be reset, so it is left out') +
+        `; right at the end of the load: Switchyard ${f(s.endOfLoadMiB, 1)}, bare hop ${f(b.endOfLoadMiB, 1)}`,
+      `figures as JSON: ${JSON_FILE}`,
+      '',
+    ].join('\n');
+    process.stdout.write(out);
+    const json = {
+      bench: 'lean',
+      node: process.version,
+      at: new Date().toISOString(),
+      loadavg: loadavg(),
+      rounds: ROUNDS,
+      secondsPerCell: SECONDS,
+      warmupSeconds: WARMUP_SECONDS,
+      afterSeconds: AFTER_SECONDS,
+      targets: TARGET,
+      throughput,
+      memory,
+    };
+    writeFileSync(JSON_FILE, `${JSON.stringify(json, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(json)}\n`);
+  } finally {
+    sy.stop();
+    bare.stop();
+    upstream.stop();
+  }
+}
+
+main().then(
+  () => setTimeout(() => process.exit(0), 1000),
+  (e: unknown) => {
+    process.stderr.write(`lean bench failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);
