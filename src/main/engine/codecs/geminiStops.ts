@@ -1,21 +1,9 @@
 // Gemini finish reasons and usage metadata to and from the neutral model (one table, documented in
 // docs/decisions/gemini-24-response-codec.md). Kept apart from the reader and writer so a native
 // Gemini stream tracker can use it without importing either.
+import { GEMINI_FILTERED } from '../streams/emptyAnswer';
 import type { FrameUsage } from '../streams/frame';
 import type { IrStop, IrUsage } from './ir';
-
-/** Finish reasons that mean a filter stopped the answer (the neutral `refusal`). */
-const FILTERED = new Set([
-  'SAFETY',
-  'RECITATION',
-  'LANGUAGE',
-  'BLOCKLIST',
-  'PROHIBITED_CONTENT',
-  'SPII',
-  'IMAGE_SAFETY',
-  'IMAGE_PROHIBITED_CONTENT',
-  'IMAGE_RECITATION',
-]);
 
 /**
  * A Gemini `finishReason` (or `promptFeedback.blockReason`) as a neutral stop. Gemini says STOP
@@ -25,7 +13,7 @@ const FILTERED = new Set([
  */
 export function stopFromGemini(reason: unknown, hasToolCalls: boolean): IrStop {
   if (reason === 'MAX_TOKENS') return 'max_tokens';
-  if (typeof reason === 'string' && FILTERED.has(reason)) return 'refusal';
+  if (typeof reason === 'string' && GEMINI_FILTERED.has(reason)) return 'refusal';
   return hasToolCalls ? 'tool_use' : 'end_turn';
 }
 

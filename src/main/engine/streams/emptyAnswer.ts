@@ -8,6 +8,19 @@
 import { jsonOutcome } from './jsonOutcome';
 import type { ApiShape } from './shape';
 
+/** Gemini finish reasons that mean a filter stopped the answer (codecs/geminiStops.ts reads them as a refusal). */
+export const GEMINI_FILTERED: ReadonlySet<string> = new Set([
+  'SAFETY',
+  'RECITATION',
+  'LANGUAGE',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+]);
+
 /** Stop reasons that make an answer without output a legitimate one. */
 export const ASKED_FOR_EMPTY: ReadonlySet<string> = new Set([
   'max_tokens',
@@ -23,15 +36,7 @@ export const ASKED_FOR_EMPTY: ReadonlySet<string> = new Set([
   // Gemini's words: its token limit, and the filters and blocks that withhold an answer on purpose
   // (a finishReason, or a prompt's blockReason).
   'MAX_TOKENS',
-  'SAFETY',
-  'RECITATION',
-  'LANGUAGE',
-  'BLOCKLIST',
-  'PROHIBITED_CONTENT',
-  'SPII',
-  'IMAGE_SAFETY',
-  'IMAGE_PROHIBITED_CONTENT',
-  'IMAGE_RECITATION',
+  ...GEMINI_FILTERED,
   'OTHER',
 ]);
 

@@ -208,7 +208,7 @@ function classifyChat(d: Draft, j: any): void {
 }
 
 /** Gemini usageMetadata: tool-use prompt tokens count as input, thoughts as output. */
-function geminiUsage(u: any): FrameUsage | null {
+export function geminiUsage(u: any): FrameUsage | null {
   if (!u || typeof u !== 'object') return null;
   const prompt = num(u.promptTokenCount);
   const toolPrompt = num(u.toolUsePromptTokenCount);
@@ -385,6 +385,11 @@ function finish(shape: ApiShape, event: string | null, data: string, json: any, 
 function stringAt(data: string, from: number, closing: string): string | null {
   const str = stringEnd(data, from);
   if (str === null || data.length - str.end - 1 !== closing.length || !data.endsWith(closing)) return null;
+  return decoded(data, from, str);
+}
+
+/** The JSON string from `from` (after its opening quote) to `str.end`, its escapes read; null when they are broken. */
+function decoded(data: string, from: number, str: { end: number; escaped: boolean }): string | null {
   const raw = data.slice(from, str.end);
   if (!str.escaped) return raw;
   try {
@@ -463,14 +468,8 @@ function fastChat(data: string): Frame | null {
   if (rest < 0) return null;
   const tail = data.slice(rest);
   if (tail.includes('"usage":{') || tail.includes('"error"')) return null;
-  let text = data.slice(from, str.end);
-  if (str.escaped) {
-    try {
-      text = JSON.parse(`"${text}"`) as string;
-    } catch {
-      return null;
-    }
-  }
+  const text = decoded(data, from, str);
+  if (text === null) return null;
   const d = blankDraft('chunk');
   d.textChars = text.length;
   return new SseFrame('openai-chat', null, data, UNPARSED, d, false, text);
@@ -508,32 +507,17 @@ function fastGemini(data: string): Frame | null {
   if (data.charCodeAt(after) !== 125 /* } */ || data.charCodeAt(skipSpaces(data, after + 1)) !== 93 /* ] */) return null;
   for (const m of GEMINI_SLOW) if (data.indexOf(m, after) >= 0) return null;
   if (data.indexOf('"content"', after) >= 0) return null;
-  let text = data.slice(i + 1, str.end);
-  if (str.escaped) {
-    try {
-      text = JSON.parse(`"${text}"`) as string;
-    } catch {
-      return null;
-    }
-  }
+  const text = decoded(data, i + 1, str);
+  if (text === null) return null;
   const d = blankDraft('chunk');
   d.textChars = text.length;
   const u = data.indexOf('"usageMetadata"');
   if (u >= 0) {
-    let prompt: number | null = null;
-    let tool: number | null = null;
-    let out: number | null = null;
-    let cached: number | null = null;
+    // The counts read off the text, then the same sums as a parsed usageMetadata gets.
+    const counts: Record<string, number> = {};
     GEMINI_COUNTS.lastIndex = u;
-    for (let m = GEMINI_COUNTS.exec(data); m; m = GEMINI_COUNTS.exec(data)) {
-      const n = Number(m[2]);
-      if (m[1] === 'promptTokenCount') prompt = n;
-      else if (m[1] === 'candidatesTokenCount') out = n;
-      else if (m[1] === 'cachedContentTokenCount') cached = n;
-      else tool = n;
-    }
-    d.usage = { inputTokens: prompt === null && tool === null ? null : (prompt ?? 0) + (tool ?? 0), outputTokens: out };
-    if (cached !== null) d.usage.cacheReadTokens = cached;
+    for (let m = GEMINI_COUNTS.exec(data); m; m = GEMINI_COUNTS.exec(data)) counts[m[1]!] = Number(m[2]);
+    d.usage = geminiUsage(counts);
   }
   return new SseFrame('gemini', null, data, UNPARSED, d, false, text);
 }

@@ -2,7 +2,7 @@
 // output, why did it stop, and is it an error wearing a 200.
 import { readGeminiErrorObject } from './googleErrors';
 import { errorFromObject, type InbandError } from './errorStatus';
-import type { FrameUsage } from './frame';
+import { geminiUsage, type FrameUsage } from './frame';
 import type { ApiShape } from './shape';
 
 export interface JsonOutcome {
@@ -73,15 +73,7 @@ export function jsonOutcome(shape: ApiShape, body: unknown): JsonOutcome {
       else if (nonEmpty(p?.text) || (p?.functionCall && typeof p.functionCall === 'object')) out.output = true;
     }
     out.stopReason = typeof c?.finishReason === 'string' ? c.finishReason : typeof j.promptFeedback?.blockReason === 'string' ? j.promptFeedback.blockReason : null;
-    const u = j.usageMetadata;
-    if (u) {
-      const prompt = num(u.promptTokenCount);
-      const cand = num(u.candidatesTokenCount);
-      const thoughts = num(u.thoughtsTokenCount);
-      out.usage = { inputTokens: prompt, outputTokens: cand === null && thoughts === null ? null : (cand ?? 0) + (thoughts ?? 0) };
-      const read = num(u.cachedContentTokenCount);
-      if (read !== null) out.usage.cacheReadTokens = read;
-    }
+    out.usage = geminiUsage(j.usageMetadata);
     return out;
   }
   for (const item of Array.isArray(j.output) ? j.output : []) {
