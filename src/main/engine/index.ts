@@ -21,6 +21,7 @@ import { CoalescedTopic, EventBus } from './events';
 import { createLogger, SecretRedactor, stderrSink, type LogLevel, type LogSink, type Logger } from './logger';
 import { FileLogJournal } from './logs/logJournal';
 import { createNotifications } from './notifications';
+import { IdleTrim, fullGc } from './memory/idleTrim';
 import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
 import { ConnectionTester } from './management/connectionTester';
@@ -266,6 +267,8 @@ export async function createEngine(o: EngineOptions) {
   });
   combos.onChange(() => affinity.forgetWhere((p) => p.scope !== '' && !combos.get(p.scope)));
   const dbPath = join(o.dataDir, 'switchyard.db');
+  // Before the log worker starts, which takes the flag that exposes its own collection (idleTrim.ts).
+  const gc = fullGc();
   const logWriter = await WorkerLogWriter.start({
     db,
     dbPath,
@@ -291,6 +294,19 @@ export async function createEngine(o: EngineOptions) {
   );
   requestLog.recover();
   requestLogRef = requestLog;
+  const idleTrim = new IdleTrim({
+    clock,
+    gc,
+    others: () => {
+      void logWriter.trim();
+      try {
+        db.pragma('shrink_memory');
+      } catch (err) {
+        log.warn('memory.trimFailed', { err });
+      }
+    },
+  });
+  bus.on('logs', (batch) => idleTrim.activity(batch.length));
 
   const proxy = new ProxyServer({
     registry,
@@ -517,6 +533,7 @@ export async function createEngine(o: EngineOptions) {
       return { proxyPort: proxy.port, error: proxyError };
     },
     async stop(): Promise<void> {
+      idleTrim.stop();
       for (const t of Object.values(topics)) t.dispose();
       notifications.close();
       claude.close();

@@ -8,6 +8,7 @@ import type { RequestLogEntry } from '../../../src/shared/model';
 import { EventBus } from '../../../src/main/engine/events';
 import { createLogger, MemorySink, SecretRedactor } from '../../../src/main/engine/logger';
 import { WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
+import { fullGc } from '../../../src/main/engine/memory/idleTrim';
 import { REQUEST_LOG_FLUSH_MS, RequestLog } from '../../../src/main/engine/logs/requestLog';
 import { openStore, type Db } from '../../../src/main/engine/store/db';
 import { LogsRepo } from '../../../src/main/engine/store/logsRepo';
@@ -92,6 +93,18 @@ describe('request log store', () => {
     const next = await log.page({ limit: 5, before: page.nextBefore! });
     expect(next.entries.map((e) => e.id)).toEqual(['req_4', 'req_3', 'req_2', 'req_1', 'req_0']);
     expect((await log.get('req_3'))!.attempts[0]!.connectionId).toBe('conn-odd');
+  });
+
+  it('gives memory back after a burst (trim) and keeps writing afterwards', async () => {
+    fullGc(); // as the engine does before starting its worker
+    for (let i = 0; i < 50; i++) log.append(entry(i, clock.now() + i));
+    log.flush();
+    await writer.trim();
+    await Promise.all([writer.trim(), writer.trim()]);
+    log.append(entry(99, clock.now() + 99));
+    const page = await log.page({ limit: 100 });
+    expect(page.entries).toHaveLength(51);
+    expect(page.entries[0]!.id).toBe('req_99');
   });
 
   it('filters by connection and by errors', async () => {

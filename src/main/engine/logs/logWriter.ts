@@ -11,6 +11,8 @@ export interface LogWriter {
   write(ops: LogWriteOp[]): void;
   /** Resolves once every write handed over so far is committed. */
   drain(): Promise<void>;
+  /** Gives memory back after a burst (memory/idleTrim.ts): SQLite's page cache, the worker's garbage. */
+  trim(): Promise<void>;
   close(): Promise<void>;
   readonly kind: 'worker' | 'inline';
 }
@@ -34,6 +36,14 @@ export class InlineLogWriter implements LogWriter {
 
   async drain(): Promise<void> {}
 
+  async trim(): Promise<void> {
+    try {
+      this.db.pragma('shrink_memory');
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
   async close(): Promise<void> {}
 }
 
@@ -52,6 +62,12 @@ parentPort.on('message', (m) => {
   if (m.type === 'write') {
     try { run(JSON.parse(m.ops)); } catch (e) { parentPort.postMessage({ type: 'error', message: String(e && e.message) }); }
     parentPort.postMessage({ type: 'ack', seq: m.seq });
+  } else if (m.type === 'trim') {
+    // After a burst (memory/idleTrim.ts): the page cache, then this isolate's garbage (gc exists
+    // when the engine set --expose-gc before starting this worker).
+    try { db.pragma('shrink_memory'); } catch {}
+    if (typeof gc === 'function') gc();
+    parentPort.postMessage({ type: 'trimmed' });
   } else if (m.type === 'close') {
     try { db.close(); } catch {}
     parentPort.postMessage({ type: 'closed' });
@@ -66,6 +82,7 @@ export class WorkerLogWriter implements LogWriter {
   private acked = 0;
   private waiters: { seq: number; resolve: () => void }[] = [];
   private dead = false;
+  private trimWaiters: (() => void)[] = [];
 
   private constructor(
     private readonly worker: Worker,
@@ -80,7 +97,8 @@ export class WorkerLogWriter implements LogWriter {
           w.resolve();
           return false;
         });
-      } else if (m.type === 'error') this.onError(new Error(m.message));
+      } else if (m.type === 'trimmed') this.trimWaiters.shift()?.();
+      else if (m.type === 'error') this.onError(new Error(m.message));
     });
     worker.on('error', (err) => this.die(err));
     worker.on('exit', () => this.die(null));
@@ -119,12 +137,22 @@ export class WorkerLogWriter implements LogWriter {
     if (err) this.onError(err);
     for (const w of this.waiters) w.resolve();
     this.waiters = [];
+    for (const t of this.trimWaiters) t();
+    this.trimWaiters = [];
   }
 
   write(ops: LogWriteOp[]): void {
     if (this.dead) return this.fallback.write(ops);
     // A JSON string crosses to the worker far cheaper than a structured clone of many small objects.
     this.worker.postMessage({ type: 'write', seq: ++this.seq, ops: JSON.stringify(ops) });
+  }
+
+  trim(): Promise<void> {
+    if (this.dead) return this.fallback.trim();
+    return new Promise((resolve) => {
+      this.trimWaiters.push(resolve);
+      this.worker.postMessage({ type: 'trim' });
+    });
   }
 
   drain(): Promise<void> {

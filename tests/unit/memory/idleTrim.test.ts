@@ -1,0 +1,100 @@
+// Memory given back after a burst (issue 25): one trim once traffic has stopped, never while it
+// flows, never after a handful of requests, once per burst; stop() cancels the pending look.
+import { describe, expect, it } from 'vitest';
+import { IDLE_TRIM_MIN_REQUESTS, IDLE_TRIM_MS, IdleTrim, fullGc } from '../../../src/main/engine/memory/idleTrim';
+import { FakeClock } from '../../support/fakeClock';
+
+function rig() {
+  const clock = new FakeClock();
+  const calls: string[] = [];
+  const trim = new IdleTrim({ clock, gc: () => calls.push('gc'), others: () => calls.push('others') });
+  return { clock, calls, trim };
+}
+
+describe('IdleTrim', () => {
+  it('trims once, IDLE_TRIM_MS after the last request of a burst', () => {
+    const { clock, calls, trim } = rig();
+    trim.activity(IDLE_TRIM_MIN_REQUESTS);
+    clock.advance(IDLE_TRIM_MS - 1);
+    expect(calls).toEqual([]);
+    clock.advance(1);
+    expect(calls).toEqual(['others', 'gc']);
+    expect(trim.trims).toBe(1);
+    clock.advance(IDLE_TRIM_MS * 10);
+    expect(trim.trims).toBe(1);
+  });
+
+  it('waits while requests keep flowing, and trims when the last one is IDLE_TRIM_MS old', () => {
+    const { clock, trim } = rig();
+    // A request batch every 250 ms for a minute: never a quiet stretch.
+    for (let i = 0; i < 240; i++) {
+      trim.activity(10);
+      clock.advance(250);
+    }
+    expect(trim.trims).toBe(0);
+    clock.advance(IDLE_TRIM_MS - 250 - 1);
+    expect(trim.trims).toBe(0);
+    clock.advance(1);
+    expect(trim.trims).toBe(1);
+  });
+
+  it('does not pause for a few requests, but counts them toward the next burst', () => {
+    const { clock, trim } = rig();
+    trim.activity(IDLE_TRIM_MIN_REQUESTS - 1);
+    clock.advance(IDLE_TRIM_MS * 3);
+    expect(trim.trims).toBe(0);
+    trim.activity(1);
+    clock.advance(IDLE_TRIM_MS);
+    expect(trim.trims).toBe(1);
+  });
+
+  it('trims again after a second burst, not after a trickle that follows the first', () => {
+    const { clock, trim } = rig();
+    trim.activity(1000);
+    clock.advance(IDLE_TRIM_MS);
+    trim.activity(3);
+    clock.advance(IDLE_TRIM_MS);
+    expect(trim.trims).toBe(1);
+    trim.activity(1000);
+    clock.advance(IDLE_TRIM_MS);
+    expect(trim.trims).toBe(2);
+  });
+
+  it('runs the others when this thread has no collection to offer', () => {
+    const clock = new FakeClock();
+    let others = 0;
+    const trim = new IdleTrim({ clock, gc: null, others: () => others++, idleMs: 5, minRequests: 1 });
+    trim.activity(1);
+    clock.advance(5);
+    expect(others).toBe(1);
+  });
+
+  it('stop() cancels a pending trim and ignores later traffic', () => {
+    const { clock, calls, trim } = rig();
+    trim.activity(IDLE_TRIM_MIN_REQUESTS);
+    trim.stop();
+    trim.activity(IDLE_TRIM_MIN_REQUESTS);
+    clock.advance(IDLE_TRIM_MS * 2);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('fullGc', () => {
+  it('offers a full collection under plain Node without a command-line flag', () => {
+    const gc = fullGc();
+    expect(typeof gc).toBe('function');
+    expect(fullGc()).toBe(gc);
+    // Garbage made here is gone after it: a weakly held object is collected.
+    let obj: object | null = { big: new Array(1000).fill('x') };
+    const ref = new WeakRef(obj);
+    obj = null;
+    gc!();
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        gc!();
+        expect(ref.deref()).toBeUndefined();
+        resolve();
+      }),
+    );
+  });
+});
