@@ -11,11 +11,13 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
+      externalizeDeps: { exclude: ['zod'] },
       rollupOptions: {
         input: {
           index: resolve(root, 'src/main/index.ts'),
           serve: resolve(root, 'src/main/serve.ts'),
         },
+        output: { charset: 'ascii', comments: false },
       },
     },
   },

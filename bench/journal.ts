@@ -1,9 +1,11 @@
-// The request log's crash journal (src/main/engine/logs/logJournal.ts): what it adds to one request
-// at c=1. Each request writes its entry twice to the journal (a provisional line before the answer's
-// end, the final line after), and every 250 ms the batch's segment is sealed. This times those
-// writes for a typical entry (one attempt) in this process, on the data dir's file system, against
-// the same work with no journal; the difference is the cost per request, to read beside the c=1
-// p50 that `bench/run.ts` prints (the "upstream 0 ms, c=1" lines).
+// The request log's crash journal (src/main/engine/logs/logJournal.ts): what it adds to one request.
+// A non-stream answer journals its final entry once, before it is written (a stream: a provisional
+// line before its first byte, the final line after its end); the lines of one event-loop turn are
+// written together, and every 250 ms the batch's segment is sealed. This times that work for a
+// typical entry (one attempt) in this process, on the data dir's file system, against the same
+// work with no journal, at c=1 (every request waits for its own write) and at c=32 (32 requests
+// log in one turn and share a write); the difference is the cost per request, to read beside the
+// c=1 p50 that `bench/run.ts` prints (the "upstream 0 ms, c=1" lines).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,34 +58,36 @@ function entry(i: number): RequestLogEntry {
   } as RequestLogEntry;
 }
 
-function run(journal: LogJournal): number {
+/** N requests, `perTurn` of them logging in each event-loop turn; µs per request. */
+async function run(journal: LogJournal, perTurn: number): Promise<number> {
   const t0 = performance.now();
-  for (let i = 0; i < N; i++) {
-    const e = entry(i);
-    journal.append({ ...e, errorCode: 'log_incomplete' });
-    journal.append(e);
-    if (i % BATCH === BATCH - 1) journal.seal()();
+  for (let i = 0; i < N; i += perTurn) {
+    for (let j = i; j < i + perTurn; j++) journal.append(entry(j));
+    await journal.durable();
+    if (Math.floor(i / BATCH) !== Math.floor((i + perTurn) / BATCH)) journal.seal()();
   }
   return ((performance.now() - t0) * 1000) / N;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-journal-'));
 try {
-  const rounds: { on: number; off: number }[] = [];
-  for (let r = 0; r < 3; r++) {
-    const j = new FileLogJournal(join(dir, `r${r}`), (e) => {
-      throw e;
-    });
-    const on = run(j);
-    j.close();
-    rounds.push({ on, off: run(NO_JOURNAL) });
+  let out = `request-log journal (${N} requests, one line each, a segment sealed every ${BATCH}):\n`;
+  for (const perTurn of [1, 32]) {
+    const rounds: { on: number; off: number }[] = [];
+    for (let r = 0; r < 3; r++) {
+      const j = new FileLogJournal(join(dir, `c${perTurn}r${r}`), (e) => {
+        throw e;
+      });
+      const on = await run(j, perTurn);
+      j.close();
+      rounds.push({ on, off: await run(NO_JOURNAL, perTurn) });
+    }
+    const best = (k: 'on' | 'off') => Math.min(...rounds.map((r) => r[k]));
+    out +=
+      `  c=${perTurn}: with journal ${best('on').toFixed(1)} µs/request, without ${best('off').toFixed(1)} µs/request, ` +
+      `added ${(best('on') - best('off')).toFixed(1)} µs\n`;
   }
-  const best = (k: 'on' | 'off') => Math.min(...rounds.map((r) => r[k]));
-  process.stdout.write(
-    `request-log journal, c=1 (${N} requests, 2 lines each, a segment sealed every ${BATCH}):\n` +
-      `  with journal ${best('on').toFixed(1)} µs/request, without ${best('off').toFixed(1)} µs/request\n` +
-      `  added per request: ${(best('on') - best('off')).toFixed(1)} µs (compare with the c=1 p50 of bench/run.ts)\n`,
-  );
+  process.stdout.write(`${out}  (compare with the c=1 p50 of bench/run.ts)\n`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -34,7 +34,7 @@ function envNumber(name: string, fallback: number, min: number): number {
 const ROUNDS = Math.round(envNumber('LEAN_ROUNDS', 3, 1));
 const SECONDS = envNumber('LEAN_SECONDS', 8, 1);
 const WARMUP_SECONDS = envNumber('LEAN_WARMUP_SECONDS', 1, 0);
-const SETTLE_SECONDS = envNumber('LEAN_SETTLE_SECONDS', 5, 0);
+const SETTLE_SECONDS = envNumber('LEAN_SETTLE_SECONDS', 10, 0);
 const AFTER_SECONDS = envNumber('LEAN_AFTER_SECONDS', 60, 0);
 const JSON_FILE = process.env.LEAN_JSON || '/tmp/switchyard-lean-bench.json';
 const CONCURRENCY = [1, 32] as const;

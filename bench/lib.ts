@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
+import { ENGINE_V8_FLAGS, engineEnv } from '../scripts/runtimeTuning.mjs';
 
 export async function spawnJsonLine<T>(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; info: T }> {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -42,10 +43,11 @@ export async function startMinimalProxy(upstreamUrl: string) {
  */
 export async function startSwitchyard(env: Record<string, string> = {}, nodeArgs: string[] = [], serveJs = 'out/main/serve.js') {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+  // Started as `npm run serve` starts it (scripts/runtimeTuning.mjs), so the bench measures what users run.
   const { child, info } = await spawnJsonLine<{ managementPort: number; proxyPort: number }>(
     process.execPath,
-    [...nodeArgs, serveJs, '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, '--ready-json'],
-    { SWITCHYARD_LOG_LEVEL: 'warn', ...env },
+    [...ENGINE_V8_FLAGS, ...nodeArgs, serveJs, '--port', '0', '--proxy-port', '0', '--data-dir', dataDir, '--ready-json'],
+    { ...engineEnv(process.env), SWITCHYARD_LOG_LEVEL: 'warn', ...env },
   );
   const token = readFileSync(join(dataDir, 'management-token'), 'utf8').trim();
   const mgmt = `http://127.0.0.1:${info.managementPort}`;

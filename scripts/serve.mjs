@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENGINE_V8_FLAGS, engineEnv } from './runtimeTuning.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'out', 'main', 'serve.js');
@@ -36,6 +37,6 @@ if (stale) {
   }
 }
 
-const child = spawn(process.execPath, [entry, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+const child = spawn(process.execPath, [...ENGINE_V8_FLAGS, entry, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env: engineEnv() });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code, signal) => process.exit(signal ? 0 : (code ?? 0)));

@@ -7,6 +7,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writ
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ENGINE_V8_FLAGS, engineEnv } from './runtimeTuning.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -80,6 +81,7 @@ try {
   log('"npm run serve" runs the same app headless, with the dashboard in your browser.');
   process.exit(1);
 }
-const child = spawn(electronBinary, [root, ...process.argv.slice(2)], { stdio: 'inherit', cwd: root });
+// The engine runs in Electron's main process: its V8 flags go on Electron's command line.
+const child = spawn(electronBinary, [`--js-flags=${ENGINE_V8_FLAGS.join(' ')}`, root, ...process.argv.slice(2)], { stdio: 'inherit', cwd: root, env: engineEnv() });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code) => process.exit(code ?? 0));

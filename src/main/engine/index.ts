@@ -21,6 +21,7 @@ import { CoalescedTopic, EventBus } from './events';
 import { createLogger, SecretRedactor, stderrSink, type LogLevel, type LogSink, type Logger } from './logger';
 import { FileLogJournal } from './logs/logJournal';
 import { createNotifications } from './notifications';
+import { tuneHeap } from './memory/heapPolicy';
 import { IdleTrim, fullGc } from './memory/idleTrim';
 import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
@@ -267,11 +268,14 @@ export async function createEngine(o: EngineOptions) {
   });
   combos.onChange(() => affinity.forgetWhere((p) => p.scope !== '' && !combos.get(p.scope)));
   const dbPath = join(o.dataDir, 'switchyard.db');
-  // Before the log worker starts, which takes the flag that exposes its own collection (idleTrim.ts).
+  // Before the log worker starts, which takes both flags: its own collection (idleTrim.ts) and the
+  // heap's growing factor (heapPolicy.ts).
   const gc = fullGc();
+  tuneHeap();
   const logWriter = await WorkerLogWriter.start({
     db,
     dbPath,
+    clock,
     nativeBinding: o.nativeBinding,
     onError: (err) => log.error('requestLog.writeFailed', { err }),
   });
@@ -297,6 +301,7 @@ export async function createEngine(o: EngineOptions) {
   const idleTrim = new IdleTrim({
     clock,
     gc,
+    startup: true,
     others: () => {
       void logWriter.trim();
       try {

@@ -1,5 +1,7 @@
 // The request log store: writes through the worker thread, reads after drain, paging, filters and
-// bounded retention (by count and by age), with attempts removed alongside their request.
+// bounded retention (by count and by age), with attempts removed alongside their request. The
+// writer writes small batches inline and starts its worker for large ones only, retiring it when
+// writes go quiet.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../../src/shared/model';
 import { EventBus } from '../../../src/main/engine/events';
 import { createLogger, MemorySink, SecretRedactor } from '../../../src/main/engine/logger';
-import { WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
+import { INLINE_MAX_OPS, WORKER_RETIRE_MS, WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
 import { fullGc } from '../../../src/main/engine/memory/idleTrim';
 import { REQUEST_LOG_FLUSH_MS, RequestLog } from '../../../src/main/engine/logs/requestLog';
 import { openStore, type Db } from '../../../src/main/engine/store/db';
@@ -83,7 +85,7 @@ describe('request log store', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('writes through a worker thread and reads every entry back with its attempts and skips', async () => {
+  it('reads every entry back with its attempts and skips', async () => {
     expect(writer.kind).toBe('worker');
     for (let i = 0; i < 10; i++) log.append(entry(i, clock.now() + i));
     const page = await log.page({ limit: 5 });
@@ -144,5 +146,88 @@ describe('request log store', () => {
     clock.advance(REQUEST_LOG_FLUSH_MS);
     off();
     expect(seen).toEqual([['req_1', 'req_2']]);
+  });
+});
+
+describe('the request-log writer: inline when light, a worker under load', () => {
+  let dir: string;
+  let db: Db;
+  let clock: FakeClock;
+  let writer: WorkerLogWriter;
+  let log: RequestLog;
+  const errors: unknown[] = [];
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-logw-'));
+    clock = new FakeClock();
+    const path = join(dir, 'switchyard.db');
+    db = openStore({ path, now: () => clock.now() });
+    errors.length = 0;
+    writer = (await WorkerLogWriter.start({ db, dbPath: path, clock, onError: (e) => errors.push(e) })) as WorkerLogWriter;
+    const logger = createLogger({ sinks: [new MemorySink()], redactor: new SecretRedactor(), now: () => clock.now() });
+    log = new RequestLog(new LogsRepo(db), writer, clock, new EventBus(), logger, () => ({ retentionDays: 7, maxRows: 100_000 }));
+  });
+  afterEach(async () => {
+    await log.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const burst = (from: number, n: number) => {
+    for (let i = from; i < from + n; i++) log.append(entry(i, clock.now() + i));
+    log.flush();
+  };
+
+  it('writes a light batch on this thread: no worker starts', async () => {
+    burst(0, 20);
+    expect(writer.running).toBe(false);
+    expect(writer.starts).toBe(0);
+    expect((await log.page({ limit: 50 })).entries).toHaveLength(20);
+  });
+
+  it('starts the worker for a batch too large to write inline, and keeps the order of writes', async () => {
+    // One entry is two rows plus the roll-ups: more than INLINE_MAX_OPS rows in one batch.
+    burst(0, INLINE_MAX_OPS);
+    expect(writer.running).toBe(true);
+    // While it runs, even a light batch goes to it, after the large one.
+    burst(INLINE_MAX_OPS, 3);
+    const page = await log.page({ limit: 5 });
+    expect(page.entries.map((e) => e.id)).toEqual([`req_${INLINE_MAX_OPS + 2}`, `req_${INLINE_MAX_OPS + 1}`, `req_${INLINE_MAX_OPS}`, `req_${INLINE_MAX_OPS - 1}`, `req_${INLINE_MAX_OPS - 2}`]);
+    expect(writer.starts).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('retires the worker once writes have been quiet, and starts another with the next large batch', async () => {
+    burst(0, INLINE_MAX_OPS);
+    await log.settled();
+    expect(writer.running).toBe(true);
+    clock.advance(WORKER_RETIRE_MS);
+    await writer.whenRetired();
+    expect(writer.running).toBe(false);
+    // Light traffic afterwards stays on this thread.
+    burst(INLINE_MAX_OPS, 5);
+    expect(writer.running).toBe(false);
+    burst(10_000, INLINE_MAX_OPS);
+    expect(writer.running).toBe(true);
+    expect(writer.starts).toBe(2);
+    expect((await log.page({ limit: 5000 })).entries).toHaveLength(2 * INLINE_MAX_OPS + 5);
+  });
+
+  it('retires the worker when the idle trim asks', async () => {
+    burst(0, INLINE_MAX_OPS);
+    await log.settled();
+    await writer.trim();
+    expect(writer.running).toBe(false);
+    expect((await log.page({ limit: 5000 })).entries).toHaveLength(INLINE_MAX_OPS);
+  });
+
+  it('writes on this thread whatever a worker that died had not committed', async () => {
+    burst(0, INLINE_MAX_OPS);
+    // The worker is gone before it could write anything.
+    await (writer as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    burst(INLINE_MAX_OPS, INLINE_MAX_OPS);
+    expect(writer.running).toBe(false);
+    expect((await log.page({ limit: 5000 })).entries).toHaveLength(2 * INLINE_MAX_OPS);
+    expect(String(errors[0])).toMatch(/exited/);
   });
 });

@@ -1,6 +1,6 @@
 // The request log's crash journal: what a run leaves behind is read back by the next (the last line
 // of a request wins, a line cut off by the kill is skipped), and segments go once committed.
-import { appendFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -16,12 +16,13 @@ describe('the request-log journal', () => {
   });
   afterEach(() => rmSync(join(dir, '..'), { recursive: true, force: true }));
 
-  it('gives the next run what a killed run journalled, the final entry over the provisional one', () => {
+  it('gives the next run what a killed run journalled, the final entry over the provisional one', async () => {
     const a = new FileLogJournal(dir, (e) => errors.push(e));
     a.append(logEntry({ id: 'r1', errorCode: 'log_incomplete' }));
     a.append(logEntry({ id: 'r2' }));
     a.seal();
     a.append(logEntry({ id: 'r1', errorCode: null, outputTokens: 7 }));
+    await a.durable();
     // Killed mid-line: the last line is cut off.
     const files = readdirSync(dir);
     appendFileSync(join(dir, files[files.length - 1]!), '{"id":"r3","sta');
@@ -34,6 +35,45 @@ describe('the request-log journal', () => {
     discard();
     b.close();
     expect(readdirSync(dir)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('writes the entries of one event-loop turn together, and durable() resolves once they are written', async () => {
+    const j = new FileLogJournal(dir, (e) => errors.push(e));
+    const segment = () => join(dir, readdirSync(dir)[0]!);
+    j.append(logEntry({ id: 'r1' }));
+    j.append(logEntry({ id: 'r2' }));
+    // Nothing is written while the turn runs...
+    expect(readFileSync(segment(), 'utf8')).toBe('');
+    let written = false;
+    const d = j.durable().then(() => (written = true));
+    expect(written).toBe(false);
+    await d;
+    // ...then both lines at once, and a killed process would leave them to the next run.
+    expect(readFileSync(segment(), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id: string }).id)).toEqual(['r1', 'r2']);
+    // Nothing pending: durable() is already true.
+    await j.durable();
+    const b = new FileLogJournal(dir, (e) => errors.push(e));
+    expect(b.leftover().entries.map((e) => e.id)).toEqual(['r1', 'r2']);
+    b.close();
+    j.close();
+    expect(errors).toEqual([]);
+  });
+
+  it('writes what is pending before sealing or closing, and never leaves durable() waiting', async () => {
+    const j = new FileLogJournal(dir, (e) => errors.push(e));
+    j.append(logEntry({ id: 'r1' }));
+    const waiting = j.durable();
+    const committed = j.seal();
+    await waiting;
+    const again = new FileLogJournal(dir, (e) => errors.push(e));
+    expect(again.leftover().entries.map((e) => e.id)).toEqual(['r1']);
+    committed();
+    j.append(logEntry({ id: 'r2' }));
+    const closing = j.durable();
+    j.close();
+    await closing;
+    again.close();
     expect(errors).toEqual([]);
   });
 

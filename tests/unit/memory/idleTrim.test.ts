@@ -1,7 +1,7 @@
 // Memory given back after a burst (issue 25): one trim once traffic has stopped, never while it
 // flows, never after a handful of requests, once per burst; stop() cancels the pending look.
 import { describe, expect, it } from 'vitest';
-import { IDLE_TRIM_MIN_REQUESTS, IDLE_TRIM_MS, IdleTrim, fullGc } from '../../../src/main/engine/memory/idleTrim';
+import { IDLE_TRIM_MIN_REQUESTS, IDLE_TRIM_MS, IdleTrim, SECOND_COLLECTION_MS, STARTUP_TRIM_MS, fullGc } from '../../../src/main/engine/memory/idleTrim';
 import { FakeClock } from '../../support/fakeClock';
 
 function rig() {
@@ -20,7 +20,11 @@ describe('IdleTrim', () => {
     clock.advance(1);
     expect(calls).toEqual(['others', 'gc']);
     expect(trim.trims).toBe(1);
+    // The second collection, once the first one's sweeping is done; then nothing more.
+    clock.advance(SECOND_COLLECTION_MS);
+    expect(calls).toEqual(['others', 'gc', 'gc']);
     clock.advance(IDLE_TRIM_MS * 10);
+    expect(calls).toHaveLength(3);
     expect(trim.trims).toBe(1);
   });
 
@@ -69,6 +73,15 @@ describe('IdleTrim', () => {
     expect(others).toBe(1);
   });
 
+  it('stop() cancels a pending second collection', () => {
+    const { clock, calls, trim } = rig();
+    trim.activity(IDLE_TRIM_MIN_REQUESTS);
+    clock.advance(IDLE_TRIM_MS);
+    trim.stop();
+    clock.advance(SECOND_COLLECTION_MS * 2);
+    expect(calls).toEqual(['others', 'gc']);
+  });
+
   it('stop() cancels a pending trim and ignores later traffic', () => {
     const { clock, calls, trim } = rig();
     trim.activity(IDLE_TRIM_MIN_REQUESTS);
@@ -96,5 +109,46 @@ describe('fullGc', () => {
         resolve();
       }),
     );
+  });
+});
+
+describe('IdleTrim after start-up', () => {
+  it('trims STARTUP_TRIM_MS after start, once after the first requests, then only after bursts', () => {
+    const clock = new FakeClock();
+    const calls: string[] = [];
+    const trim = new IdleTrim({ clock, gc: () => calls.push('gc'), others: () => calls.push('others'), startup: true });
+    clock.advance(STARTUP_TRIM_MS - 1);
+    expect(trim.trims).toBe(0);
+    clock.advance(1);
+    expect(trim.trims).toBe(1);
+    expect(calls.slice(0, 2)).toEqual(['others', 'gc']);
+    // Quiet: nothing more.
+    clock.advance(IDLE_TRIM_MS * 3);
+    expect(trim.trims).toBe(1);
+    // The first requests, however few, get their own trim once quiet.
+    trim.activity(5);
+    clock.advance(STARTUP_TRIM_MS);
+    expect(trim.trims).toBe(2);
+    // From then on a handful of requests is no burst.
+    trim.activity(5);
+    clock.advance(IDLE_TRIM_MS * 3);
+    expect(trim.trims).toBe(2);
+    trim.activity(IDLE_TRIM_MIN_REQUESTS);
+    clock.advance(IDLE_TRIM_MS);
+    expect(trim.trims).toBe(3);
+    trim.stop();
+  });
+
+  it('waits for a quiet stretch after start: requests that keep flowing postpone it, a few are enough once they stop', () => {
+    const clock = new FakeClock();
+    const trim = new IdleTrim({ clock, gc: () => {}, others: () => {}, startup: true });
+    for (let i = 0; i < 40; i++) {
+      trim.activity(1);
+      clock.advance(250);
+    }
+    expect(trim.trims).toBe(0);
+    clock.advance(STARTUP_TRIM_MS - 250);
+    expect(trim.trims).toBe(1);
+    trim.stop();
   });
 });

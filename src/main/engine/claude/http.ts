@@ -1,7 +1,7 @@
 // The small HTTP port the Claude account modules use for the token endpoint and the account API
 // (usage, profile, limit reset). Injected, so unit tests can answer from a fake server or a stub;
 // the default goes over undici with its own timeouts (never the process-global fetch).
-import { request } from 'undici';
+import { Agent } from '../upstream/undici';
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
@@ -47,9 +47,13 @@ export function flattenHeaders(h: Record<string, string | string[] | undefined>)
 /** The default HttpFn: undici with a connect/headers/body timeout, body read up to 256 KiB. */
 export function createUndiciHttp(opts: { timeoutMs?: number } = {}): HttpFn {
   const timeout = opts.timeoutMs ?? 30_000;
+  let agent: InstanceType<typeof Agent> | null = null;
   return async (req) => {
     try {
-      const res = await request(req.url, {
+      const url = new URL(req.url);
+      const res = await (agent ??= new Agent()).request({
+        origin: url.origin,
+        path: url.pathname + url.search,
         method: req.method,
         headers: req.headers,
         body: req.body,

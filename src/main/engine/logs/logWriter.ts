@@ -1,9 +1,16 @@
 // Where request-log writes run. SQLite commits cost far more per transaction than per row, and a
-// large batch on the event loop would stall every request in flight, so writes go to a worker
-// thread with its own connection (WAL lets this thread keep reading). If the worker cannot start,
-// writes run inline in small batches.
+// large batch on the event loop would stall every request in flight, so large batches go to a
+// worker thread with its own connection (WAL lets this thread keep reading). A worker is a V8
+// isolate of its own (about 10 MiB resident), which a workstation should not carry for an agent
+// that sends a request every few seconds: small batches (a light load) are written inline, the
+// worker starts with the first large one and is retired once writes have been quiet for a while
+// (or when the idle trim asks, memory/idleTrim.ts), to start again with the next large batch.
+// Writes keep their order: while a worker runs or starts, every write goes to it. If the worker
+// cannot start, writes run inline.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { CancelTimer, Clock } from '../clock';
+import { workerHeap } from '../memory/heapPolicy';
 import type { Db } from '../store/db';
 import { LOG_WRITE_SQL, runLogWrites, type LogWriteOp } from '../store/logsRepo';
 
@@ -11,7 +18,7 @@ export interface LogWriter {
   write(ops: LogWriteOp[]): void;
   /** Resolves once every write handed over so far is committed. */
   drain(): Promise<void>;
-  /** Gives memory back after a burst (memory/idleTrim.ts): SQLite's page cache, the worker's garbage. */
+  /** Gives memory back after a burst (memory/idleTrim.ts): SQLite's page cache, the worker itself. */
   trim(): Promise<void>;
   close(): Promise<void>;
   readonly kind: 'worker' | 'inline';
@@ -47,6 +54,11 @@ export class InlineLogWriter implements LogWriter {
   async close(): Promise<void> {}
 }
 
+/** Batches of at most this many writes run inline (about 200 requests: a few milliseconds). */
+export const INLINE_MAX_OPS = 512;
+/** A worker with nothing to write for this long is retired. */
+export const WORKER_RETIRE_MS = 30_000;
+
 // The worker is plain CommonJS evaluated from this string, so it needs no separate bundle entry in
 // either shell; better-sqlite3's path and the SQL come in through workerData.
 const WORKER_SOURCE = `
@@ -62,12 +74,6 @@ parentPort.on('message', (m) => {
   if (m.type === 'write') {
     try { run(JSON.parse(m.ops)); } catch (e) { parentPort.postMessage({ type: 'error', message: String(e && e.message) }); }
     parentPort.postMessage({ type: 'ack', seq: m.seq });
-  } else if (m.type === 'trim') {
-    // After a burst (memory/idleTrim.ts): the page cache, then this isolate's garbage (gc exists
-    // when the engine set --expose-gc before starting this worker).
-    try { db.pragma('shrink_memory'); } catch {}
-    if (typeof gc === 'function') gc();
-    parentPort.postMessage({ type: 'trimmed' });
   } else if (m.type === 'close') {
     try { db.close(); } catch {}
     parentPort.postMessage({ type: 'closed' });
@@ -76,100 +82,200 @@ parentPort.on('message', (m) => {
 parentPort.postMessage({ type: 'ready' });
 `;
 
+export interface WorkerLogWriterOptions {
+  db: Db;
+  dbPath: string;
+  nativeBinding?: string;
+  onError: (err: unknown) => void;
+  /** Times the retirement; without one the worker, once started, stays until close(). */
+  clock?: Clock;
+  inlineMaxOps?: number;
+  retireMs?: number;
+}
+
+type Phase = 'none' | 'starting' | 'running' | 'retiring';
+
 export class WorkerLogWriter implements LogWriter {
   readonly kind = 'worker';
+  private phase: Phase = 'none';
+  private worker: Worker | null = null;
+  /** Writes handed over while no worker can take them yet (starting or retiring), in order. */
+  private queued: { seq: number; ops: string }[] = [];
+  /** Writes posted to the worker and not yet committed: run inline should it die. */
+  private readonly inflight = new Map<number, string>();
   private seq = 0;
   private acked = 0;
   private waiters: { seq: number; resolve: () => void }[] = [];
+  /** The worker could not start (or died): everything runs inline from then on. */
   private dead = false;
-  private trimWaiters: (() => void)[] = [];
+  private closed = false;
+  private cancelRetire: CancelTimer | null = null;
+  private retired: (() => void)[] = [];
+  /** How many workers were started (tests and the bench read it). */
+  starts = 0;
+  private readonly inlineMax: number;
+  private readonly retireMs: number;
 
   private constructor(
-    private readonly worker: Worker,
-    private readonly fallback: LogWriter,
-    private readonly onError: (err: unknown) => void,
+    private readonly opts: WorkerLogWriterOptions,
+    private readonly inline: InlineLogWriter,
   ) {
-    worker.on('message', (m: { type: string; seq?: number; message?: string }) => {
-      if (m.type === 'ack' && m.seq !== undefined) {
-        this.acked = m.seq;
-        this.waiters = this.waiters.filter((w) => {
-          if (w.seq > this.acked) return true;
-          w.resolve();
-          return false;
-        });
-      } else if (m.type === 'trimmed') this.trimWaiters.shift()?.();
-      else if (m.type === 'error') this.onError(new Error(m.message));
-    });
-    worker.on('error', (err) => this.die(err));
-    worker.on('exit', () => this.die(null));
-    worker.unref();
+    this.inlineMax = opts.inlineMaxOps ?? INLINE_MAX_OPS;
+    this.retireMs = opts.retireMs ?? WORKER_RETIRE_MS;
   }
 
-  /** Starts the worker; resolves with an inline writer instead when it cannot start. */
-  static async start(opts: {
-    db: Db;
-    dbPath: string;
-    nativeBinding?: string;
-    onError: (err: unknown) => void;
-  }): Promise<LogWriter> {
+  /** A writer (the worker starts with the first large batch); an inline one for an in-memory store. */
+  static async start(opts: WorkerLogWriterOptions): Promise<LogWriter> {
     const inline = new InlineLogWriter(opts.db, opts.onError);
     if (opts.dbPath === ':memory:') return inline;
-    try {
-      const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
-      const worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        workerData: { sqlitePath, dbPath: opts.dbPath, nativeBinding: opts.nativeBinding, sql: LOG_WRITE_SQL },
-      });
-      await new Promise<void>((resolve, reject) => {
-        worker.once('message', (m: { type: string }) => (m.type === 'ready' ? resolve() : reject(new Error(m.type))));
-        worker.once('error', reject);
-      });
-      return new WorkerLogWriter(worker, inline, opts.onError);
-    } catch (err) {
-      opts.onError(err);
-      return inline;
-    }
+    return new WorkerLogWriter(opts, inline);
   }
 
-  private die(err: unknown) {
-    if (this.dead) return;
-    this.dead = true;
-    if (err) this.onError(err);
-    for (const w of this.waiters) w.resolve();
-    this.waiters = [];
-    for (const t of this.trimWaiters) t();
-    this.trimWaiters = [];
+  /** Whether a worker thread is alive now. */
+  get running(): boolean {
+    return this.phase !== 'none';
+  }
+
+  /** Resolves once a worker being retired has exited (at once when none is). */
+  whenRetired(): Promise<void> {
+    return this.phase === 'retiring' ? new Promise((resolve) => this.retired.push(resolve)) : Promise.resolve();
   }
 
   write(ops: LogWriteOp[]): void {
-    if (this.dead) return this.fallback.write(ops);
+    if (this.dead || this.closed) return this.inline.write(ops);
+    if (this.phase === 'none' && ops.length <= this.inlineMax) return this.inline.write(ops);
     // A JSON string crosses to the worker far cheaper than a structured clone of many small objects.
-    this.worker.postMessage({ type: 'write', seq: ++this.seq, ops: JSON.stringify(ops) });
-  }
-
-  trim(): Promise<void> {
-    if (this.dead) return this.fallback.trim();
-    return new Promise((resolve) => {
-      this.trimWaiters.push(resolve);
-      this.worker.postMessage({ type: 'trim' });
-    });
+    const w = { seq: ++this.seq, ops: JSON.stringify(ops) };
+    if (this.phase === 'running') this.post(w);
+    else {
+      this.queued.push(w);
+      if (this.phase === 'none') this.spawn();
+    }
+    this.armRetire();
   }
 
   drain(): Promise<void> {
-    if (this.dead || this.acked >= this.seq) return Promise.resolve();
+    if (this.acked >= this.seq) return Promise.resolve();
     const seq = this.seq;
     return new Promise((resolve) => this.waiters.push({ seq, resolve }));
   }
 
+  /** After a burst: the worker (and its isolate, heap and SQLite cache) goes; the main connection's cache is released by the caller. */
+  async trim(): Promise<void> {
+    if (this.phase === 'running') await this.retire();
+  }
+
   async close(): Promise<void> {
-    if (this.dead) return;
+    if (this.closed) return;
     await this.drain();
-    this.dead = true;
-    await new Promise<void>((resolve) => {
-      this.worker.once('message', () => resolve());
-      this.worker.once('exit', () => resolve());
-      this.worker.postMessage({ type: 'close' });
+    this.closed = true;
+    this.cancelRetire?.();
+    this.cancelRetire = null;
+    if (this.phase === 'running') await this.retire();
+    else if (this.phase === 'retiring') await new Promise<void>((resolve) => this.retired.push(resolve));
+  }
+
+  private post(w: { seq: number; ops: string }): void {
+    this.inflight.set(w.seq, w.ops);
+    this.worker!.postMessage({ type: 'write', seq: w.seq, ops: w.ops });
+  }
+
+  private armRetire(): void {
+    const clock = this.opts.clock;
+    if (!clock) return;
+    this.cancelRetire?.();
+    this.cancelRetire = clock.setTimer(() => {
+      this.cancelRetire = null;
+      if (this.phase === 'running' && this.acked >= this.seq) void this.retire();
+      else if (this.phase === 'running') this.armRetire();
+    }, this.retireMs);
+  }
+
+  private spawn(): void {
+    this.phase = 'starting';
+    this.starts++;
+    let worker: Worker;
+    try {
+      const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
+      worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        resourceLimits: workerHeap(),
+        workerData: { sqlitePath, dbPath: this.opts.dbPath, nativeBinding: this.opts.nativeBinding, sql: LOG_WRITE_SQL },
+      });
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    this.worker = worker;
+    worker.unref();
+    worker.on('message', (m: { type: string; seq?: number; message?: string }) => {
+      if (m.type === 'ready') this.ready();
+      else if (m.type === 'ack' && m.seq !== undefined) this.ack(m.seq);
+      else if (m.type === 'error') this.opts.onError(new Error(m.message));
     });
-    await this.worker.terminate();
+    worker.on('error', (err) => this.gone(worker, err));
+    worker.on('exit', () => this.gone(worker, null));
+  }
+
+  private ready(): void {
+    if (this.phase !== 'starting') return;
+    this.phase = 'running';
+    const q = this.queued;
+    this.queued = [];
+    for (const w of q) this.post(w);
+  }
+
+  private ack(seq: number): void {
+    this.acked = Math.max(this.acked, seq);
+    for (const s of this.inflight.keys()) if (s <= seq) this.inflight.delete(s);
+    this.waiters = this.waiters.filter((w) => {
+      if (w.seq > this.acked) return true;
+      w.resolve();
+      return false;
+    });
+  }
+
+  /** Retires the running worker once its writes are committed; resolves when it has exited. */
+  private retire(): Promise<void> {
+    const worker = this.worker;
+    if (!worker || this.phase !== 'running') return Promise.resolve();
+    this.phase = 'retiring';
+    this.cancelRetire?.();
+    this.cancelRetire = null;
+    const done = new Promise<void>((resolve) => this.retired.push(resolve));
+    worker.once('message', (m: { type: string }) => {
+      if (m.type === 'closed') void worker.terminate();
+    });
+    worker.postMessage({ type: 'close' });
+    return done;
+  }
+
+  /** The worker exited: retired as planned, or died. */
+  private gone(worker: Worker, err: unknown): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    const planned = this.phase === 'retiring';
+    this.phase = 'none';
+    const retired = this.retired;
+    this.retired = [];
+    for (const r of retired) r();
+    if (!planned) return this.fail(err ?? new Error('the request-log worker exited'));
+    // Writes that came while it was retiring start the next one.
+    if (this.queued.length > 0 && !this.closed) this.spawn();
+  }
+
+  /** No worker: what is queued runs inline now, and so does everything after. */
+  private fail(err: unknown): void {
+    this.dead = true;
+    this.phase = 'none';
+    this.worker = null;
+    if (err) this.opts.onError(err);
+    const pending = [...[...this.inflight.values()], ...this.queued.map((w) => w.ops)];
+    this.inflight.clear();
+    this.queued = [];
+    for (const ops of pending) this.inline.write(JSON.parse(ops) as LogWriteOp[]);
+    this.acked = this.seq;
+    for (const w of this.waiters) w.resolve();
+    this.waiters = [];
   }
 }

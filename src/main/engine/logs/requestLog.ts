@@ -12,7 +12,7 @@ import type { LogWriter } from './logWriter';
 
 /** Entries reach the store (and the dashboard) within this long; larger batches cost less per row. */
 export const REQUEST_LOG_FLUSH_MS = 250;
-const FLUSH_ROWS = 2000;
+const FLUSH_ROWS = 256;
 const PRUNE_EVERY_MS = 10 * 60_000;
 /** Provisional entries kept for re-journalling (requests answering now); more is a leak, not load. */
 const MAX_OPEN = 10_000;
@@ -54,11 +54,18 @@ export class RequestLog {
   /**
    * A request's answer is about to reach the client: its provisional entry goes to the journal only
    * (the store gets the final one), so a crash before the final entry still leaves it in the log.
+   * Resolves once it is written: the answer's first byte waits for that.
    */
-  provisional(entry: RequestLogEntry): void {
+  provisional(entry: RequestLogEntry): Promise<void> {
     if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value!);
     this.open.set(entry.id, entry);
     this.journal.append(entry);
+    return this.journal.durable();
+  }
+
+  /** Resolves once every entry appended so far is in the journal. */
+  durable(): Promise<void> {
+    return this.journal.durable();
   }
 
   append(entry: RequestLogEntry): void {

@@ -2,10 +2,13 @@
 // maximum and promotes the in-flight requests' objects, so the old generation fills with garbage
 // that no collection reclaims while the process then sits idle: nothing allocates, so nothing
 // collects, and the resident set stays at its peak for as long as the app is open. Once traffic
-// has stopped for IDLE_MS after at least MIN_REQUESTS requests, one full collection runs on this
-// thread and the log worker does the same and releases SQLite's page cache; V8 then returns the
-// emptied pages. It runs once per burst, never while requests flow, and a request arriving during
-// it waits for one full collection of a small heap (tens of milliseconds).
+// has stopped for IDLE_MS after at least MIN_REQUESTS requests, a full collection runs on this
+// thread, the log worker is retired (logs/logWriter.ts) and SQLite's page cache released; a second
+// collection a second later returns the pages the first one's sweeping freed. V8 also shrinks the
+// young generation back to its minimum in such a collection, but only once the allocation rate of
+// the last five seconds is low, hence the quiet times below. The same happens once after start-up
+// and once after the first requests. It runs once per burst, never while requests flow, and a
+// request arriving during it waits for one full collection of a small heap (milliseconds).
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { CancelTimer, Clock } from '../clock';
@@ -14,6 +17,15 @@ import type { CancelTimer, Clock } from '../clock';
 export const IDLE_TRIM_MS = 10_000;
 /** A burst worth trimming after: fewer requests leave too little garbage to be worth a pause. */
 export const IDLE_TRIM_MIN_REQUESTS = 500;
+/**
+ * The quiet time before the start-up trim and the first-use trim, which need no burst: start-up
+ * (modules loaded, migrations, the store opened) and the first requests (code compiled, the
+ * upstream parser instantiated, the young generation grown) leave garbage that nothing collects
+ * while the app then sits idle, as it mostly does.
+ */
+export const STARTUP_TRIM_MS = 6_000;
+/** The second collection, after the first one's concurrent sweeping has finished. */
+export const SECOND_COLLECTION_MS = 1_000;
 
 let gcFn: (() => void) | null | undefined;
 
@@ -42,17 +54,35 @@ export interface IdleTrimDeps {
   others: () => void;
   idleMs?: number;
   minRequests?: number;
+  /**
+   * Also trim once after start, the first time the engine is quiet for STARTUP_TRIM_MS, and once
+   * after its first requests, when they have been quiet that long (whatever their number).
+   */
+  startup?: boolean;
 }
 
 export class IdleTrim {
   private sinceTrim = 0;
   private lastActivity = 0;
   private cancel: CancelTimer | null = null;
+  private cancelSecond: CancelTimer | null = null;
   private stopped = false;
   /** How many trims ran (shown nowhere; tests and the bench read it). */
   trims = 0;
 
-  constructor(private readonly deps: IdleTrimDeps) {}
+  /**
+   * 'start': the start-up trim has not run; 'firstUse': it has, before any request, so the first
+   * requests get a light trim of their own; 'steady': trims follow bursts only.
+   */
+  private phase: 'start' | 'firstUse' | 'steady';
+
+  constructor(private readonly deps: IdleTrimDeps) {
+    this.phase = deps.startup === true ? 'start' : 'steady';
+    if (this.phase === 'start') {
+      this.lastActivity = deps.clock.monotonic();
+      this.arm(STARTUP_TRIM_MS);
+    }
+  }
 
   /** `n` requests were served or refused just now. */
   activity(n: number): void {
@@ -62,8 +92,9 @@ export class IdleTrim {
     if (!this.cancel) this.arm(this.idleMs);
   }
 
+  /** How long traffic must have stopped: the light trims' shorter wait until they have run. */
   private get idleMs(): number {
-    return this.deps.idleMs ?? IDLE_TRIM_MS;
+    return this.phase !== 'steady' ? STARTUP_TRIM_MS : (this.deps.idleMs ?? IDLE_TRIM_MS);
   }
 
   private arm(ms: number): void {
@@ -76,16 +107,27 @@ export class IdleTrim {
     const quiet = this.deps.clock.monotonic() - this.lastActivity;
     // Still busy: look again when the last request is IDLE_MS old (one timer, not one per request).
     if (quiet < this.idleMs) return this.arm(this.idleMs - quiet);
-    if (this.sinceTrim < (this.deps.minRequests ?? IDLE_TRIM_MIN_REQUESTS)) return;
+    const needed = this.phase === 'start' ? 0 : this.phase === 'firstUse' ? 1 : (this.deps.minRequests ?? IDLE_TRIM_MIN_REQUESTS);
+    if (this.sinceTrim < needed) return;
+    this.phase = this.phase === 'start' && this.sinceTrim === 0 ? 'firstUse' : 'steady';
     this.sinceTrim = 0;
     this.trims++;
     this.deps.others();
-    this.deps.gc?.();
+    const gc = this.deps.gc;
+    if (!gc) return;
+    gc();
+    this.cancelSecond?.();
+    this.cancelSecond = this.deps.clock.setTimer(() => {
+      this.cancelSecond = null;
+      if (!this.stopped) gc();
+    }, SECOND_COLLECTION_MS);
   }
 
   stop(): void {
     this.stopped = true;
     this.cancel?.();
     this.cancel = null;
+    this.cancelSecond?.();
+    this.cancelSecond = null;
   }
 }

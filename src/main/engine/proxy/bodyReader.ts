@@ -20,6 +20,17 @@ export interface ResponseBody {
   destroy(): void;
   /** Token usage when the body knows it better than the byte tap on what was written (translated bodies). */
   usage?(): TappedUsage;
+  /**
+   * The complete answer, when it is already in memory (read ahead whole, or translated): it is then
+   * written in one go instead of piped (delivery.ts). Null when the body still has to be read.
+   */
+  whole?(): WholeAnswer | null;
+}
+
+/** A complete non-stream answer held in memory, with its token usage. */
+export interface WholeAnswer {
+  body: Buffer;
+  usage: TappedUsage;
 }
 
 /** Receives the body's chunks once handed over. `data` returning false pauses the body until `resume()`. */
@@ -38,6 +49,8 @@ export class BodyReader implements ResponseBody {
   private ended = false;
   private error: unknown = null;
   private consumer: ChunkConsumer | null = null;
+  /** Set by the read-ahead (emptyAnswer.ts) when the whole body ended within its limit. */
+  private complete: WholeAnswer | null = null;
 
   constructor(private readonly body: UpstreamResponse['body']) {
     body.on('data', (c: Buffer) => this.onData(c));
@@ -105,6 +118,18 @@ export class BodyReader implements ResponseBody {
 
   resume(): void {
     this.body.resume();
+  }
+
+  /**
+   * Marks the body as read whole: `body` is every byte of it (the read-ahead's result, its end
+   * seen), and `usage` its token usage. whole() answers with it until the body is handed over.
+   */
+  holdWhole(body: Buffer, usage: TappedUsage): void {
+    if (this.ended && this.error === null && this.consumer === null) this.complete = { body, usage };
+  }
+
+  whole(): WholeAnswer | null {
+    return this.consumer === null && this.error === null ? this.complete : null;
   }
 
   /** Streams the first chunk and the rest of the body to the client with backpressure. */

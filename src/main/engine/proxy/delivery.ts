@@ -16,9 +16,9 @@ import type { Target } from '../routing/target';
 import type { LatencyTracker } from '../routing/latencyTracker';
 import { toTransportError } from '../upstream/client';
 import type { AttemptContext, ReadyResponse } from './attempt';
-import type { ResponseBody } from './bodyReader';
+import type { ResponseBody, WholeAnswer } from './bodyReader';
 import { ClientStream } from './clientStream';
-import { commitResponse } from './commit';
+import { commitResponse, writeWhole } from './commit';
 import { Continuation } from './continuing';
 import { endedEmpty, noteStats } from './holdBack';
 import type { InboundCall } from './inbound';
@@ -71,9 +71,15 @@ export async function deliver(
   const { resilience, clock } = deps;
   const entry = ctx.entry;
   entry.ttfbMs = ready.ttfbMs;
-  record.answering(target, ready.status);
   deps.latency.record(target.conn.id, clock.now(), ready.ttfbMs, true);
-  if (!(ready.reader instanceof UpstreamStream)) return deliverPiped(deps, call, target, ready as ReadyResponse<ResponseBody>, record, ctx);
+  if (!(ready.reader instanceof UpstreamStream)) {
+    const whole = (ready.reader as ResponseBody).whole?.() ?? null;
+    if (whole && !call.res.destroyed) return deliverWhole(deps, call, target, ready as ReadyResponse<ResponseBody>, whole, record, ctx);
+    // Nothing reaches the client before its provisional log entry is in the journal (logJournal.ts).
+    await record.answering(target, ready.status);
+    return deliverPiped(deps, call, target, ready as ReadyResponse<ResponseBody>, record, ctx);
+  }
+  await record.answering(target, ready.status);
 
   const stream = ready.reader;
   const sw = walk.streams;
@@ -152,6 +158,34 @@ export function reopensEarly(deps: DeliveryDeps, target: Target, failure: Upstre
   if (!streamPolicyFor(deps.settings.snapshot, target).reopen) return false;
   walk.streams.reopened.add(target);
   return true;
+}
+
+/**
+ * A complete answer already in memory (read ahead whole, or translated): its final log entry is
+ * journalled first, then status, headers and body go out in one write. One journal line instead of
+ * a provisional and a final one, and no pipe.
+ */
+async function deliverWhole(
+  deps: DeliveryDeps,
+  call: InboundCall,
+  target: Target,
+  ready: ReadyResponse<ResponseBody>,
+  whole: WholeAnswer,
+  record: RequestRecord,
+  ctx: AttemptContext,
+): Promise<Delivered> {
+  const { resilience, clock } = deps;
+  resilience.onSuccess(target, clock.now(), { ttfbMs: ready.ttfbMs });
+  deps.admission.observe(target, null, null);
+  ctx.entry.status = ready.status;
+  const logged = record.answered(target, ready.status, ready.firstByteAt, whole.usage);
+  await record.durable();
+  if (call.res.destroyed) {
+    if (logged) record.clientLeft(logged);
+    return 'done';
+  }
+  writeWhole(call, target, ready, whole);
+  return 'done';
 }
 
 /** A non-stream body (or a stream the proxy does not read as frames) piped to the client. */

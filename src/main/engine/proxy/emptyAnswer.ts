@@ -16,6 +16,7 @@ import type { AttemptOutcome, Dispatch, ReadyResponse } from './attempt';
 import { BodyReader } from './bodyReader';
 import type { InboundCall } from './inbound';
 import { upstreamShapeOf } from './translation';
+import { usageOfText } from '../upstream/usage';
 import type { UpstreamStream } from './upstreamStream';
 
 /** Answers longer than this are never empty ones: passed on without being read ahead. */
@@ -58,7 +59,11 @@ export function emptyAnswerDispatch(next: Dispatch<BodyReader | UpstreamStream>)
       } catch {
         return out;
       }
-      if (!emptyJsonAnswer(shape, parsed)) return out;
+      if (!emptyJsonAnswer(shape, parsed)) {
+        // Read whole already: delivered in one write, its usage read from the text at hand.
+        reader.holdWhole(peeked.body, usageOfText(text));
+        return out;
+      }
     }
     reader.destroy();
     return emptyFailure(shape, ready);

@@ -8,6 +8,7 @@
 // its stop reason says the emptiness was asked for: max tokens, a stop sequence).
 import type { AttemptEntry } from '../../../shared/model';
 import type { Clock } from '../clock';
+import { LightAbortController } from './lightSignal';
 import type { SecretRedactor } from '../logger';
 import type { UpstreamFailure } from '../resilience/port';
 import { askedForEmpty } from '../streams/emptyAnswer';
@@ -38,7 +39,7 @@ export class WatchdogAbort extends Error {
  */
 export class AttemptWatch {
   readonly watch: StreamWatch;
-  private readonly ctl = new AbortController();
+  private readonly ctl = new LightAbortController();
   private readonly follow: () => void;
 
   constructor(

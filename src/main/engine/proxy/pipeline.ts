@@ -47,6 +47,7 @@ import { refusalFor } from './translation';
 import { afterProbe } from './probeWait';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 import { ToolLimits } from '../routing/toolLimits';
+import { LightAbortController } from './lightSignal';
 
 export type { InboundCall } from './inbound';
 
@@ -79,7 +80,7 @@ export interface PipelineDeps {
 
 /** One request's abort signal: the client went away, or the running attempt's execution budget ended. */
 class RequestSignal {
-  private readonly ctl = new AbortController();
+  private readonly ctl = new LightAbortController();
   private readonly onClose = () => {
     if (!this.res.writableFinished) this.ctl.abort(CLIENT_GONE);
   };

@@ -203,20 +203,43 @@ export class RequestRecord {
   /**
    * The answer of `target` is about to reach the client: a provisional entry is journalled, so a
    * crash between the answer's end and its final entry still leaves this request in the log.
+   * Resolves once the journal holds it; the answer's first byte must wait for that.
    */
-  answering(target: Target, status: number): void {
-    if (this.finished) return;
+  answering(target: Target, status: number): Promise<void> {
+    if (this.finished) return ANSWERED;
     const e = this.entry();
     e.status = status;
     served(e, target);
     e.errorCode = 'log_incomplete';
     e.errorMessage = 'Switchyard stopped before this request was fully logged; its answer had started';
-    this.deps.requestLog.provisional(e);
+    return this.deps.requestLog.provisional(e);
   }
 
   /** A non-stream response was piped to the client (completely or not). */
   committed(target: Target, firstByteAt: number, r: CommitResult): void {
     this.served(target, firstByteAt, r, r.completed ? null : { code: 'stream_interrupted', message: 'the response stream ended early' });
+  }
+
+  /**
+   * A complete answer in memory is about to be written in one go: its final entry is logged now
+   * (journalled with this turn's other entries; `durable()` says when), so it needs no provisional
+   * one. Returns the entry, for `clientLeft` should the client be gone by the time it is written.
+   */
+  answered(target: Target, status: number, firstByteAt: number, usage: TappedUsage): RequestLogEntry | null {
+    if (this.finished) return null;
+    return this.served(target, firstByteAt, usage, null, status);
+  }
+
+  /** Resolves once every entry logged so far is in the journal (logJournal.ts). */
+  durable(): Promise<void> {
+    return this.deps.requestLog.durable();
+  }
+
+  /** The client left before an answer logged by `answered` could be written: the entry says so. */
+  clientLeft(e: RequestLogEntry): void {
+    e.status = 499;
+    e.errorCode = 'client_closed_request';
+    e.errorMessage = 'the client closed the connection before the response';
   }
 
   /**
@@ -227,9 +250,9 @@ export class RequestRecord {
     this.served(target, commitAt, usage, end);
   }
 
-  private served(target: Target, firstByteAt: number, usage: TappedUsage, end: { code: string; message: string } | null): void {
+  private served(target: Target, firstByteAt: number, usage: TappedUsage, end: { code: string; message: string } | null, status = this.call.res.statusCode): RequestLogEntry {
     const e = this.entry();
-    e.status = this.call.res.statusCode;
+    e.status = status;
     served(e, target);
     const row = this.row(target);
     if (row) {
@@ -248,6 +271,7 @@ export class RequestRecord {
       e.errorMessage = end.message.slice(0, 500);
     }
     this.append(e);
+    return e;
   }
 
   /** The client went away before an answer. */
@@ -387,6 +411,8 @@ export class RequestRecord {
     this.deps.requestLog.append(e);
   }
 }
+
+const ANSWERED: Promise<void> = Promise.resolve();
 
 /** The waits of a request that waited for nothing: one shared, never-written list. */
 const NO_WAITS: RequestWait[] = Object.freeze([]) as unknown as RequestWait[];

@@ -2,7 +2,7 @@
 // buffer). Translated streams are rendered by clientStream.ts, frame by frame.
 import type { ServerResponse } from 'node:http';
 import type { TappedUsage } from '../upstream/usage';
-import type { PumpResult, ResponseBody } from './bodyReader';
+import type { PumpResult, ResponseBody, WholeAnswer } from './bodyReader';
 
 /** Why a committed stream did not end cleanly (the request log keeps it as the attempt's errorCode). */
 export type StreamFailureCode = 'stream_truncated' | 'upstream_stream_error' | 'stream_interrupted' | 'stream_stalled';
@@ -16,6 +16,10 @@ export class TranslatedJson implements ResponseBody {
 
   usage() {
     return this.counted;
+  }
+
+  whole(): WholeAnswer {
+    return { body: this.buf, usage: this.counted };
   }
 
   pipeTo(res: ServerResponse): Promise<PumpResult> {

@@ -2,7 +2,7 @@
 // timeout value, and per outbound proxy: outboundProxy.ts), split timeouts (connect / response
 // headers / idle between body chunks), and an AbortSignal that tears the socket down when the
 // client goes away.
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from './undici';
 import type { Readable } from 'node:stream';
 import { createProxyDispatcher, OutboundProxyTimeout } from './outboundProxy';
 

@@ -8,8 +8,9 @@
 // the TLS handshake with an https:// proxy, the proxy's answer to the CONNECT (undici would wait
 // its default 300 s for it), the SOCKS handshake, and the TLS handshake through the tunnel. A step
 // that runs out fails with an `OutboundProxyTimeout` naming it.
-import { socksConnector } from 'fetch-socks';
-import { Agent, Pool, ProxyAgent, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { socksConnector as SocksConnector } from 'fetch-socks';
+import { Agent, Pool, ProxyAgent, type Dispatcher } from './undici';
 import { checkOutboundProxy } from '../../../shared/outboundProxy';
 
 const POOL = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, pipelining: 1 } as const;
@@ -58,8 +59,15 @@ function boundedConnectClient(ms: number) {
   };
 }
 
+/** fetch-socks (and the `socks` package and all of undici under it), loaded with the first SOCKS proxy only. */
+let socks: typeof SocksConnector | null = null;
+const socksConnector: typeof SocksConnector = (...args) => {
+  socks ??= (createRequire(import.meta.url)('fetch-socks') as { socksConnector: typeof SocksConnector }).socksConnector;
+  return socks(...args);
+};
+
 /** The SOCKS connector, its handshake bounded by `ms` and a timeout named after it. */
-function boundedSocksConnector(proxy: Parameters<typeof socksConnector>[0], ms: number): ReturnType<typeof socksConnector> {
+function boundedSocksConnector(proxy: Parameters<typeof SocksConnector>[0], ms: number): ReturnType<typeof SocksConnector> {
   const inner = socksConnector(proxy, { timeout: ms });
   return (opts, callback) =>
     inner(opts, (err, socket) => {

@@ -47,6 +47,11 @@ export class UsageTap {
   }
 }
 
+/** Usage of a whole body held as text: its head and tail, as the tap keeps them of a piped one. */
+export function usageOfText(text: string): TappedUsage {
+  return text.length <= HEAD + TAIL ? usageFromText(text, '') : usageFromText(text.slice(0, HEAD), text.slice(-TAIL));
+}
+
 /** Usage read from a body's head and tail text (the tail's value wins: it is the later report). */
 export function usageFromText(head: string, tail: string): TappedUsage {
   const last = (re: RegExp) => lastNumber(tail, re) ?? lastNumber(head, re);
