@@ -9,6 +9,7 @@ import { ManagementToken } from './engine/auth/managementToken';
 import { ManagementHttpServer } from './engine/management/httpServer';
 import { fileKeyProvider } from './engine/secrets/keyFile';
 import { resolveDataDir } from './paths';
+import { checkRedisUrl } from './engine/team/redisUrl';
 
 export const DEFAULT_MANAGEMENT_PORT = 8481;
 
@@ -72,6 +73,9 @@ interface Args {
   port?: number;
   proxyPort?: number;
   dataDir?: string;
+  /** Team mode: the Redis address and the team's name. */
+  redis?: string;
+  team?: string;
   readyJson: boolean;
   help: boolean;
   /** Print the dashboard's sign-in link (with the token) and exit; starts nothing. */
@@ -103,6 +107,20 @@ export function parseArgs(argv: string[]): Args | { error: string } {
           out.dataDir = v;
           break;
         }
+        case '--redis': {
+          const v = next();
+          if (!v) throw new Error('--redis needs an address, e.g. redis://127.0.0.1:6379');
+          const c = checkRedisUrl(v);
+          if (!c.ok) throw new Error(`--redis ${c.message}`);
+          out.redis = v;
+          break;
+        }
+        case '--team': {
+          const v = next();
+          if (!v || !v.trim()) throw new Error('--team needs a name');
+          out.team = v;
+          break;
+        }
         case '--ready-json':
           out.readyJson = true;
           break;
@@ -129,6 +147,10 @@ const USAGE = `Usage: npm run serve -- [--port N] [--proxy-port N] [--data-dir D
   --proxy-port N   proxy port for agents (default: the "Proxy port" setting, 8480)
   --data-dir DIR   where settings, connections and logs live
                    (default: $SWITCHYARD_DATA_DIR or ~/.switchyard)
+  --redis URL      team mode: share cooldowns, breakers, caps, leases and pins with every
+                   Switchyard using the same Redis and team (redis:// or rediss:// for TLS;
+                   default: $SWITCHYARD_REDIS_URL; none: this process alone)
+  --team NAME      the team's name within that Redis (default: $SWITCHYARD_TEAM or "default")
   --ready-json     print one JSON line with the ports once listening (for scripts)
   --dashboard-link print the link that opens the dashboard (it holds the management token), then exit
 `;
@@ -174,7 +196,12 @@ async function main() {
   }
   let app: Awaited<ReturnType<typeof startHeadless>>;
   try {
-    app = await startHeadless({ dataDir, port: args.port, proxyPort: args.proxyPort });
+    app = await startHeadless({
+      dataDir,
+      port: args.port,
+      proxyPort: args.proxyPort,
+      engine: args.redis !== undefined || args.team !== undefined ? { team: { redisUrl: args.redis, name: args.team } } : undefined,
+    });
   } catch (err) {
     const e = err as { code?: string; message?: string };
     const msg =

@@ -22,6 +22,8 @@ import { createLogger, SecretRedactor, stderrSink, type LogLevel, type LogSink, 
 import { FileLogJournal } from './logs/logJournal';
 import { createNotifications } from './notifications';
 import { tuneHeap } from './memory/heapPolicy';
+import { createTeam, DEFAULT_TEAM_NAME, type Team } from './team';
+import { TeamIdentity } from './team/identity';
 import { IdleTrim, fullGc } from './memory/idleTrim';
 import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
@@ -85,6 +87,10 @@ export interface EngineContext {
   errorRules: ErrorRuleRegistry;
   /** Each connection's last known egress IP (the egress-bucketed lockout). */
   egress: EgressHistory;
+  /** Team mode (issue 26): the state shared with other instances through Redis; off: a no-op team. */
+  team: Team;
+  /** Team mode: each connection's id in the team (a keyed hash of its credential), and back. */
+  teamIds: TeamIdentity;
 }
 
 export interface EngineOptions {
@@ -117,6 +123,11 @@ export interface EngineOptions {
   claudeHttp?: HttpFn;
   /** More attempt interceptors, inside the Claude one (e.g. an in-attempt retry that reacts to 400s, R-CLA-14). */
   interceptors?: readonly AttemptInterceptor[];
+  /**
+   * Team mode (issue 26): the Redis address (`--redis`; else SWITCHYARD_REDIS_URL) and the team's
+   * name (`--team`; else SWITCHYARD_TEAM, else "default"). No address: one process, nothing shared.
+   */
+  team?: { redisUrl?: string | null; name?: string | null; instanceId?: string };
 }
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
@@ -178,7 +189,15 @@ export async function createEngine(o: EngineOptions) {
     log: log.child('egress'),
   });
 
-  const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo, errorRules, egress };
+  const team = await createTeam({
+    url: o.team?.redisUrl ?? env.SWITCHYARD_REDIS_URL ?? null,
+    name: o.team?.name ?? env.SWITCHYARD_TEAM ?? DEFAULT_TEAM_NAME,
+    clock,
+    log: log.child('team'),
+    instanceId: o.team?.instanceId,
+  });
+  const teamIds = new TeamIdentity(registry, team.name);
+  const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo, errorRules, egress, team, teamIds };
   const resilience = (o.resilience ?? ((c) => createResilience(c)))(ctx);
   const admission = (o.admission ?? ((c) => createAdmission({ ...c, log: c.log.child('admission') })))({ ...ctx, resilience });
 
@@ -519,9 +538,14 @@ export async function createEngine(o: EngineOptions) {
         { name: 'notifications', payload: notifications.center.feed() },
       ];
     },
+    /** Team mode: the state shared through Redis (a no-op team when off), and the connections' team ids. */
+    team,
+    teamIds,
     async start(): Promise<{ proxyPort: number | null; error: string | null }> {
       if (started) return { proxyPort: proxy.port, error: proxyError };
       started = true;
+      // Joins the team before serving (bounded: an unreachable Redis leaves it degraded, not waiting).
+      await team.start();
       const port = settings.values['proxy.port'];
       try {
         await proxy.listen(port);
@@ -547,6 +571,7 @@ export async function createEngine(o: EngineOptions) {
       await upstream.close();
       await requestLog.close();
       affinity.flush();
+      await team.close();
       db.close();
     },
   };

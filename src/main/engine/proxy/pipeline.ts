@@ -273,13 +273,13 @@ async function probeGuessed(
     throw err;
   }
   const now = deps.clock.now();
-  const claimed = deps.resilience.beginAttempt(target, now);
+  const claimed = await deps.resilience.beginAttempt(target, now);
   if (claimed) {
     lease.release();
     return 'next';
   }
   // The lease barrier holds for a probe like for any dispatch (R-LS-07).
-  const barred = passBarrier(deps, call, target, lease, record, walk, now);
+  const barred = await passBarrier(deps, call, target, lease, record, walk, now);
   if (barred !== null) return barred === 'answered' ? 'done' : 'next';
   const step = await runAttempt(deps, call, target, lease, request, record, walk, true);
   return step === 'again' ? 'next' : step;
@@ -346,14 +346,14 @@ async function admit(
     throw err;
   }
   const now = deps.clock.now();
-  const late = deps.resilience.exclusion(target, now) ?? deps.resilience.beginAttempt(target, now);
+  const late = deps.resilience.exclusion(target, now) ?? (await deps.resilience.beginAttempt(target, now));
   if (late) {
     lease.release();
     record.skip(target, late);
     walk.exclusions.push({ target, ex: late });
     return null;
   }
-  const barred = passBarrier(deps, call, target, lease, record, walk, now);
+  const barred = await passBarrier(deps, call, target, lease, record, walk, now);
   return barred === null ? lease : barred === 'answered' ? 'answered' : null;
 }
 
@@ -362,7 +362,7 @@ async function admit(
  * connection. null = pass; otherwise the slot and any probe claim are given back, and the request
  * is either answered (refused) or the target skipped (recorded).
  */
-function passBarrier(
+async function passBarrier(
   deps: PipelineDeps,
   call: InboundCall,
   target: Target,
@@ -370,8 +370,9 @@ function passBarrier(
   record: RequestRecord,
   walk: Walk,
   now: number,
-): 'answered' | 'skipped' | null {
-  const gate = deps.sessions?.barrier(call, target, now) ?? null;
+): Promise<'answered' | 'skipped' | null> {
+  const pending = deps.sessions?.barrier(call, target, now) ?? null;
+  const gate = pending instanceof Promise ? await pending : pending;
   if (!gate) return null;
   lease.release();
   deps.resilience.onAbandon(target, now);

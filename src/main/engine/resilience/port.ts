@@ -86,8 +86,12 @@ export interface ResiliencePort {
    * nothing to probe waits on it rather than answer an error built from our guesses.
    */
   probeInFlight(targets: readonly Target[], now: number): Promise<void> | null;
-  /** Right before dispatch: claims the single HALF_OPEN probe. null = go; an Exclusion = skip. */
-  beginAttempt(target: Target, now: number): Exclusion | null;
+  /**
+   * Right before dispatch: claims the single HALF_OPEN probe. null = go; an Exclusion = skip. In
+   * team mode a claim that must hold across instances answers with a promise (a bounded round trip
+   * to Redis); alone it answers at once.
+   */
+  beginAttempt(target: Target, now: number): Exclusion | null | Promise<Exclusion | null>;
   onSuccess(target: Target, now: number, info: { ttfbMs: number | null }): void;
   onFailure(target: Target, failure: UpstreamFailure, now: number): AttemptVerdict;
   /** The attempt ended with no outcome (client went away): release anything beginAttempt claimed. */

@@ -38,8 +38,11 @@ export class SessionRouting {
     return null;
   }
 
-  /** The final dispatch barrier (R-LS-07) for a target about to be called; null = go. */
-  barrier(call: InboundCall, target: Target, now: number): BarrierVerdict | null {
+  /**
+   * The final dispatch barrier (R-LS-07) for a target about to be called; null = go. In team mode a
+   * leased request's barrier is checked against the team's lease book (a promise).
+   */
+  barrier(call: InboundCall, target: Target, now: number): BarrierVerdict | null | Promise<BarrierVerdict | null> {
     return this.leases.barrier(call, target, now);
   }
 
