@@ -22,7 +22,8 @@ export interface ClientResult {
 }
 
 export interface PoolOptions {
-  client: Anthropic;
+  /** One client, or several (a team of instances): request n goes to client n mod count. */
+  client: Anthropic | readonly Anthropic[];
   model: string;
   idPrefix: string;
   /** Time 0 of the phase (Date.now() at the phase start). */
@@ -85,7 +86,8 @@ export async function runPool(o: PoolOptions): Promise<ClientResult[]> {
     if (Date.now() - o.t0 >= o.durationMs) break;
     next = Math.max(next, Date.now()) + o.intervalMs;
     const stream = rnd() < o.streamShare;
-    const p: Promise<void> = one(o.client, o.model, `${o.idPrefix}-${n}`, stream, o.t0).then((r) => {
+    const client = Array.isArray(o.client) ? (o.client as readonly Anthropic[])[n % (o.client as readonly Anthropic[]).length]! : (o.client as Anthropic);
+    const p: Promise<void> = one(client, o.model, `${o.idPrefix}-${n}`, stream, o.t0).then((r) => {
       results.push(r);
       inFlight.delete(p);
     });

@@ -41,14 +41,12 @@
 //   upstream calls; the assertion bounds both.
 // - Calls per request: upstream calls / client requests.
 // - Client timeouts: requests the SDK gave up on after CLIENT_TIMEOUT_MS (also failures).
-import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChaosUpstream, RETRY_AFTER_SECONDS, type ChaosCall } from '../support/chaosUpstream';
+import { ChaosUpstream } from '../support/chaosUpstream';
 import { startTestEngine, type TestEngine } from '../support/harness';
 import { startWalk, type WalkOrder } from './baselines';
-import { pollBreaker } from './breakerPoll';
-import { runPool } from './clientPool';
-import { describeRun, formatRunTable, measureRun, sumRuns, type RunFigures } from './measure';
+import { driveSchedule, type DriveLoad } from './drive';
+import { describeRun, formatRunTable, sumRuns, type RunFigures } from './measure';
 import { MOVING_FAULTS, rotatingFaults, type Schedule } from './schedule';
 
 const LONG = process.env.RUN_CHAOS_INT === '1';
@@ -153,41 +151,19 @@ describe('chaos, randomised: faults that move between keys, at least one key hea
     await chaos?.close();
   });
 
-  /** Serves the schedule through `baseURL` with the client pool; the calls come back with key names. */
-  async function drive(
-    seed: number,
-    router: string,
-    schedule: Schedule,
-    to: { baseURL: string; apiKey: string; name: (secret: string) => string; engine?: TestEngine },
-  ): Promise<RunFigures> {
-    const { name } = to;
-    const client = new Anthropic({ baseURL: to.baseURL, apiKey: to.apiKey, maxRetries: 0, timeout: CLIENT_TIMEOUT_MS });
-    const plan = schedule.plan();
-    chaos.begin((c) => plan({ ...c, key: name(c.key) }), seed);
-    const t0 = Date.now() - chaos.now();
-    const breaker = to.engine ? pollBreaker(to.engine, PROVIDER, t0, 100) : null;
-    const results = await runPool({
-      client,
-      model: MODEL,
-      idPrefix: `s${seed}-${router.replace(/\s/g, '')}`,
-      t0,
-      durationMs: DURATION_MS,
-      maxRequests: REQUESTS,
-      intervalMs: INTERVAL_MS,
-      concurrency: CONCURRENCY,
-      streamShare: STREAM_SHARE,
-      seed,
-    });
-    await chaos.fake.waitFor(() => chaos.fake.inFlight === 0, 10_000);
-    await breaker?.stop();
-    const calls: ChaosCall[] = chaos.calls.map((c) => ({ ...c, key: name(c.key), finishedAt: c.finishedAt }));
-    const figures = measureRun({ router, seed, schedule, results, calls, retryAfterMs: RETRY_AFTER_SECONDS * 1_000, breaker: breaker?.samples ?? [] });
-    if (TRACE) {
-      for (const c of calls) console.log(`  ${router} call ${c.seq} ${c.key} ${c.fault} ${c.arrivedAt}-${c.finishedAt} ${c.requestId}`);
-      for (const r of figures.failuresWhileHealthy) console.log(`  ${router} failed ${r.id} ${r.startedAt}-${r.endedAt} ${r.status} ${r.code} ${r.error}`);
-    }
-    return figures;
-  }
+  const load: DriveLoad = {
+    model: MODEL,
+    provider: PROVIDER,
+    requests: REQUESTS,
+    durationMs: DURATION_MS,
+    intervalMs: INTERVAL_MS,
+    concurrency: CONCURRENCY,
+    streamShare: STREAM_SHARE,
+    clientTimeoutMs: CLIENT_TIMEOUT_MS,
+    trace: TRACE,
+  };
+  const drive = (seed: number, router: string, schedule: Schedule, to: { baseURL: string; apiKey: string; name: (secret: string) => string; engine?: TestEngine }) =>
+    driveSchedule(chaos, seed, router, schedule, load, { routers: [{ baseURL: to.baseURL, apiKey: to.apiKey }], name: to.name, engine: to.engine });
 
   async function runEngine(seed: number, schedule: Schedule): Promise<RunFigures> {
     const keys = keysFor(seed);
