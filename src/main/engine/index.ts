@@ -401,7 +401,8 @@ export async function createEngine(o: EngineOptions) {
     errorRules,
     egress,
     proxy: () => {
-      const [port, e] = [proxy.port, o.exposure ?? LOOPBACK_ONLY];
+      const port = proxy.port;
+      const e = o.exposure ?? LOOPBACK_ONLY;
       return { port, error: proxyError, url: port === null ? null : proxyOrigin(e, port), localUrl: port === null ? null : localOrigin(e, port) };
     },
     managementUrl: o.managementUrl ?? (() => null),
