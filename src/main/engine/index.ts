@@ -32,6 +32,7 @@ import { createManagementService } from './management/service';
 import { leasesView, sessionsView, type SessionViewDeps } from './management/sessionViews';
 import type { AttemptInterceptor } from './proxy/attempt';
 import { ProxyServer } from './proxy/server';
+import { LOOPBACK_ONLY, localOrigin, proxyOrigin, type Exposure } from './net/exposure';
 import type { EgressHistory } from './resilience/egressLockout';
 import { ErrorRuleRegistry } from './resilience/errorRuleRegistry';
 import type { Resilience } from './resilience/port';
@@ -108,6 +109,8 @@ export interface EngineOptions {
   proxyPort?: number;
   /** Where the management API is reachable over HTTP (headless), for the UI. */
   managementUrl?: () => string | null;
+  /** Where the proxy listens and which host names it answers (a team server's opt-in); default loopback only. */
+  exposure?: Exposure;
   /** Provider error rules with another built-in catalog or allowlists (tests); default: the shipped ones. */
   errorRules?: ErrorRuleRegistry;
   /** Factories for the layers that have more than one implementation. */
@@ -352,6 +355,7 @@ export async function createEngine(o: EngineOptions) {
     log: log.child('proxy'),
     clientKeys,
     startedAt,
+    exposure: o.exposure,
     // Outermost first. The quota-header tracker and the combo router's last-known-good memory see
     // each attempt's final outcome; the Claude interceptor must see what any in-attempt retry
     // returns (R-CLA-14), so the optional extra interceptors sit inside it.
@@ -396,7 +400,11 @@ export async function createEngine(o: EngineOptions) {
     claude,
     errorRules,
     egress,
-    proxy: () => ({ port: proxy.port, error: proxyError }),
+    proxy: () => {
+      const port = proxy.port;
+      const e = o.exposure ?? LOOPBACK_ONLY;
+      return { port, error: proxyError, url: port === null ? null : proxyOrigin(e, port), localUrl: port === null ? null : localOrigin(e, port) };
+    },
     managementUrl: o.managementUrl ?? (() => null),
     unreadable: () => unreadable.list(),
     sessions: { affinity, leases: leaseBook, ttlMs: () => settings.values.sessionAffinityTtlMs },

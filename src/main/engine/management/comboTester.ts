@@ -13,7 +13,8 @@ export interface ComboTesterDeps {
   clock: Clock;
   registry: ConnectionRegistry;
   clientKeys: ClientKeyService;
-  proxy: () => { port: number | null };
+  /** `localUrl`: how this process reaches the proxy (default http://127.0.0.1:<port>). */
+  proxy: () => { port: number | null; localUrl?: string | null };
 }
 
 const TEST_TIMEOUT_MS = 60_000;
@@ -29,7 +30,7 @@ export async function testCombo(d: ComboTesterDeps, combo: ComboRecord): Promise
     requestId: null,
     message,
   });
-  const port = d.proxy().port;
+  const { port, localUrl } = d.proxy();
   if (port === null) return fail('the proxy is not listening');
   const key = d.clientKeys.list().find((k) => k.revokedAt === null);
   if (!key) return fail('there is no active client key to send the test with');
@@ -40,7 +41,7 @@ export async function testCombo(d: ComboTesterDeps, combo: ComboRecord): Promise
   if (!first) return fail('no target of this combo has an enabled connection');
   const secret = d.clientKeys.reveal(key.id);
   const { path, headers, body } = comboTestRequest(first.protocol, combo.name, secret);
-  const url = `http://127.0.0.1:${port}${path}`;
+  const url = `${localUrl ?? `http://127.0.0.1:${port}`}${path}`;
 
   const controller = new AbortController();
   const cancel = d.clock.setTimer(() => controller.abort(), TEST_TIMEOUT_MS);

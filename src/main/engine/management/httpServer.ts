@@ -1,6 +1,8 @@
 // The headless shell's HTTP face: the management API under /api (routes derived from the
-// contract), server-sent events at /api/events, and the built dashboard at /. Loopback only:
-// bound to 127.0.0.1, Host and Origin must be loopback, and every /api call needs the token.
+// contract), server-sent events at /api/events, and the built dashboard at /. Loopback only by
+// default: bound to 127.0.0.1, Host and Origin must be loopback. A team server opts in to another
+// address and to its host names (net/exposure.ts); Host and Origin are then checked against those.
+// Either way every /api call needs the token (a header, or the session cookie the sign-in link sets).
 // Bounded: a slow client gets a 408, a body is at most 1 MiB and 32 levels deep, and an event-stream
 // client that stops reading is not queued for without limit (see EventStream).
 import { createReadStream, existsSync, statSync } from 'node:fs';
@@ -23,7 +25,7 @@ import type { Clock } from '../clock';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
 import { answerClientErrors, timeoutServerOptions, type InboundTimeouts } from '../net/inboundTimeouts';
-import { isLoopbackHost, isLoopbackOrigin } from '../net/loopback';
+import { answersOtherNames, hostCheck, LOOPBACK_ONLY, originCheck, type Exposure } from '../net/exposure';
 import { EXPORT_ROWS_HEADER, EXPORT_TRUNCATED_HEADER, isExportFile, type ExportFile } from '../../../shared/usage';
 import { dispatch } from './dispatch';
 import { EventStream, type EventStreamLimits, type EventStreamStats } from './eventStream';
@@ -105,6 +107,8 @@ export interface ManagementHttpOptions {
   timeouts?: InboundTimeouts;
   /** Bounds for an event-stream client that stops reading; defaults in eventStream.ts. */
   eventStream?: Partial<EventStreamLimits>;
+  /** Where it listens and which host names it answers; default: loopback only. */
+  exposure?: Exposure;
 }
 
 /** Management requests are small (a body is at most 1 MiB) and come from this machine. */
@@ -115,8 +119,15 @@ export class ManagementHttpServer {
   private server: Server | null = null;
   private readonly routes = compileRoutes();
   private readonly streams = new Set<EventStream>();
+  private readonly exposure: Exposure;
+  private readonly hostAllowed: (host: string | undefined) => boolean;
+  private readonly originAllowed: (origin: string | undefined) => boolean;
 
-  constructor(private readonly o: ManagementHttpOptions) {}
+  constructor(private readonly o: ManagementHttpOptions) {
+    this.exposure = o.exposure ?? LOOPBACK_ONLY;
+    this.hostAllowed = hostCheck(this.exposure);
+    this.originAllowed = originCheck(this.exposure);
+  }
 
   get port(): number | null {
     const a = this.server?.address() as AddressInfo | null | undefined;
@@ -133,7 +144,7 @@ export class ManagementHttpServer {
     answerClientErrors(server, (a) => JSON.stringify({ error: { code: a.code, message: a.message } }));
     return new Promise((resolvePort, reject) => {
       server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => {
+      server.listen(port, this.exposure.bindHost, () => {
         server.off('error', reject);
         this.server = server;
         resolvePort((server.address() as AddressInfo).port);
@@ -157,8 +168,11 @@ export class ManagementHttpServer {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
     try {
-      if (!isLoopbackHost(req.headers.host) || !isLoopbackOrigin(req.headers.origin as string | undefined)) {
-        return this.json(res, 403, { error: { code: 'forbidden_host', message: 'the management API answers loopback only' } });
+      if (!this.hostAllowed(req.headers.host) || !this.originAllowed(req.headers.origin as string | undefined)) {
+        const message = answersOtherNames(this.exposure)
+          ? "this server answers only to its allowed host names (the server's --allowed-host or --public-url)"
+          : 'the management API answers loopback only';
+        return this.json(res, 403, { error: { code: 'forbidden_host', message } });
       }
       if (path === '/api' || path.startsWith('/api/')) {
         const byHeader = this.o.token.matches(tokenFromRequest(req.headers));
@@ -187,6 +201,12 @@ export class ManagementHttpServer {
     return sessionCookieName(this.port);
   }
 
+  /** Set-Cookie for the session; Secure when the dashboard is reached over https (TLS terminated in front). */
+  private cookie(value: string | null): string {
+    const c = sessionCookie(this.cookieName(), value);
+    return this.exposure.secureCookie ? `${c}; Secure` : c;
+  }
+
   /**
    * A `?token=` link: the token is exchanged once for the session cookie, and the browser is sent
    * to the same address without it, so it leaves the address bar and the history entry. A wrong
@@ -196,7 +216,7 @@ export class ManagementHttpServer {
     const ok = this.o.token.matches(url.searchParams.get('token'));
     url.searchParams.delete('token');
     const headers: Record<string, string> = { location: url.pathname + url.search + url.hash, 'cache-control': 'no-store', ...SECURITY_HEADERS };
-    if (ok) headers['set-cookie'] = sessionCookie(this.cookieName(), this.o.token.sessionValue());
+    if (ok) headers['set-cookie'] = this.cookie(this.o.token.sessionValue());
     res.writeHead(303, headers);
     res.end();
   }
@@ -207,7 +227,7 @@ export class ManagementHttpServer {
    */
   private session(req: IncomingMessage, res: ServerResponse, byHeader: boolean) {
     if (req.method === 'DELETE') {
-      res.writeHead(204, { 'set-cookie': sessionCookie(this.cookieName(), null), 'cache-control': 'no-store', ...SECURITY_HEADERS });
+      res.writeHead(204, { 'set-cookie': this.cookie(null), 'cache-control': 'no-store', ...SECURITY_HEADERS });
       res.end();
       return;
     }
@@ -217,7 +237,7 @@ export class ManagementHttpServer {
     if (!byHeader) {
       return this.json(res, 401, { error: { code: 'unauthorized', message: 'send the management token in the Authorization header' } });
     }
-    res.writeHead(204, { 'set-cookie': sessionCookie(this.cookieName(), this.o.token.sessionValue()), 'cache-control': 'no-store', ...SECURITY_HEADERS });
+    res.writeHead(204, { 'set-cookie': this.cookie(this.o.token.sessionValue()), 'cache-control': 'no-store', ...SECURITY_HEADERS });
     res.end();
   }
 

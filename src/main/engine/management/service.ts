@@ -58,7 +58,8 @@ export interface ManagementDeps {
   claude: ClaudeAccounts;
   errorRules: ErrorRuleRegistry;
   egress: Pick<EgressIps, 'probe'>;
-  proxy: () => { port: number | null; error: string | null };
+  /** The proxy's port; `url` as agents reach it, `localUrl` as this process does (default http://127.0.0.1:<port>). */
+  proxy: () => { port: number | null; error: string | null; url?: string | null; localUrl?: string | null };
   managementUrl: () => string | null;
   /** Stored rows skipped because they cannot be read. */
   unreadable: () => UnreadableRecord[];
@@ -117,7 +118,7 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
       now,
       proxy: {
         port: proxy.port,
-        url: proxy.port !== null ? `http://127.0.0.1:${proxy.port}` : null,
+        url: proxy.port !== null ? (proxy.url ?? `http://127.0.0.1:${proxy.port}`) : null,
         listening: proxy.port !== null,
         error: proxy.error,
       },
@@ -138,13 +139,13 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     gatherHealth({ connections: () => d.registry.all(), resilience: d.resilience, admission: d.admission }, d.clock.now());
 
   const appInfo = (): AppInfo => {
-    const port = d.proxy().port;
+    const { port, url } = d.proxy();
     return {
       name: 'Switchyard',
       version: d.version,
       shell: d.shell,
       dataDir: d.dataDir,
-      proxyUrl: port !== null ? `http://127.0.0.1:${port}` : null,
+      proxyUrl: port !== null ? (url ?? `http://127.0.0.1:${port}`) : null,
       proxyPort: port,
       managementUrl: d.managementUrl(),
       startedAt: d.startedAt,
@@ -247,9 +248,9 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     revealClientKey: async ({ id }) => ({ secret: d.clientKeys.reveal(id) }),
     listAgentConfigs: async () => AGENT_CONFIG_AGENTS.map((a) => d.agentConfigs.status(a)),
     applyAgentConfig: async ({ agent, keyId, model }) => {
-      const port = d.proxy().port;
+      const { port, localUrl } = d.proxy();
       if (port === null) throw new ApiError(409, 'proxy_not_listening', 'The proxy is not listening, so there is no address to write.');
-      return d.agentConfigs.apply(agent, { proxyUrl: `http://127.0.0.1:${port}`, clientKey: d.clientKeys.reveal(keyId), model: model ?? null });
+      return d.agentConfigs.apply(agent, { proxyUrl: localUrl ?? `http://127.0.0.1:${port}`, clientKey: d.clientKeys.reveal(keyId), model: model ?? null });
     },
     restoreAgentConfig: async ({ agent }) => d.agentConfigs.restore(agent),
     revokeClientKey: async ({ id }) => {

@@ -1,5 +1,6 @@
-// Loopback checks: both servers bind 127.0.0.1, and a request whose Host header names anything
-// other than a loopback name is refused, which defeats DNS-rebinding pages in a browser.
+// Loopback checks: by default both servers bind 127.0.0.1, and a request whose Host header names
+// anything other than a loopback name is refused, which defeats DNS-rebinding pages in a browser.
+// A team server opts in to more names (exposure.ts); the parsing is shared.
 
 const HOST_RE = /^(?:\[([0-9a-f:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/;
 
@@ -9,17 +10,32 @@ const isLoopbackIpv4 = (name: string) => {
 };
 
 /**
+ * The name a Host header (or an origin's host) addresses: lower case, without the port, an IPv6
+ * address without its brackets. Null when it is not a plain host[:port].
+ */
+export function hostNameOf(host: string | undefined): { name: string; ipv6: boolean } | null {
+  if (!host) return null;
+  const m = HOST_RE.exec(host.trim().toLowerCase());
+  if (!m) return null;
+  const [, ipv6, name, port] = m;
+  if (port !== undefined && Number(port) > 65535) return null;
+  if (ipv6 !== undefined) return { name: ipv6, ipv6: true };
+  return { name: name!, ipv6: false };
+}
+
+/** True for a loopback name as `hostNameOf` returns it: localhost, 127.x.x.x or ::1. */
+export function isLoopbackName(h: { name: string; ipv6: boolean }): boolean {
+  if (h.ipv6) return h.name === '::1';
+  return h.name === 'localhost' || isLoopbackIpv4(h.name);
+}
+
+/**
  * True when a Host header names this machine's loopback: localhost, 127.x.x.x or [::1], with an
  * optional port. Anything else (other names, trailing text, a bad port) is refused.
  */
 export function isLoopbackHost(host: string | undefined): boolean {
-  if (!host) return false;
-  const m = HOST_RE.exec(host.trim().toLowerCase());
-  if (!m) return false;
-  const [, ipv6, name, port] = m;
-  if (port !== undefined && Number(port) > 65535) return false;
-  if (ipv6 !== undefined) return ipv6 === '::1';
-  return name === 'localhost' || isLoopbackIpv4(name!);
+  const h = hostNameOf(host);
+  return h !== null && isLoopbackName(h);
 }
 
 /** True when an Origin header (if any) is a loopback origin. */

@@ -1,12 +1,13 @@
-// The inbound proxy server (127.0.0.1 only): authenticates the client key, checks Host against
-// DNS rebinding, reads the bounded JSON body and hands the call to the pipeline.
+// The inbound proxy server (127.0.0.1 only unless a team server opts in, net/exposure.ts):
+// authenticates the client key, checks Host against DNS rebinding, reads the bounded JSON body and
+// hands the call to the pipeline.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { InboundProtocol, WireProtocol } from '../../../shared/model';
 import type { ClientKeyService } from '../auth/clientKeys';
 import { answerClientErrors, setServerTimeouts, timeoutServerOptions, type InboundTimeouts } from '../net/inboundTimeouts';
-import { isLoopbackHost } from '../net/loopback';
+import { answersOtherNames, hostCheck, LOOPBACK_ONLY, type Exposure } from '../net/exposure';
 import type { LeaseEndpoint } from '../routing/leases/leaseEndpoint';
 import type { UpstreamEndpoint } from '../upstream/headers';
 import { parseJsonObject, readRequestBody } from './body';
@@ -40,6 +41,8 @@ export interface ProxyServerDeps extends PipelineDeps {
   startedAt: number;
   /** POST /api/v1/session-leases (exclusive connection leases, R-LS-02). */
   leases?: LeaseEndpoint;
+  /** Where it listens and which host names it answers; default: loopback only. */
+  exposure?: Exposure;
 }
 
 /** The lease lifecycle endpoint, on this port (also without the /api prefix). */
@@ -83,8 +86,16 @@ function requestIdFactory(): () => string {
 export class ProxyServer {
   private server: Server | null = null;
   private readonly nextRequestId = requestIdFactory();
+  private readonly exposure: Exposure;
+  private readonly hostAllowed: (host: string | undefined) => boolean;
+  private readonly hostRefusal: string;
 
   constructor(private readonly deps: ProxyServerDeps) {
+    this.exposure = deps.exposure ?? LOOPBACK_ONLY;
+    this.hostAllowed = hostCheck(this.exposure);
+    this.hostRefusal = answersOtherNames(this.exposure)
+      ? "requests must address one of this server's allowed host names (the server's --allowed-host, --public-url or --proxy-url)"
+      : 'requests must address 127.0.0.1 or localhost';
     deps.settings.onChange((changed) => {
       if (this.server && changed.some((k) => k === 'proxy.headersTimeoutMs' || k === 'proxy.requestTimeoutMs')) {
         setServerTimeouts(this.server, this.timeouts());
@@ -132,7 +143,7 @@ export class ProxyServer {
       };
       server.once('error', onError);
       server.once('listening', onListening);
-      server.listen(port, '127.0.0.1');
+      server.listen(port, this.exposure.bindHost);
     });
   }
 
@@ -150,9 +161,7 @@ export class ProxyServer {
     const query = qIndex >= 0 ? req.url!.slice(qIndex + 1) : '';
     let guessProtocol = protocolForPath(path, req.headers);
     try {
-      if (!isLoopbackHost(req.headers.host)) {
-        throw new ProxyError(403, 'forbidden_host', 'requests must address 127.0.0.1 or localhost');
-      }
+      if (!this.hostAllowed(req.headers.host)) throw new ProxyError(403, 'forbidden_host', this.hostRefusal);
       if (path === '/' || path === '/health' || path === '/v1') {
         if (req.method === 'GET' || req.method === 'HEAD') {
           const body = JSON.stringify({ status: 'ok', service: 'switchyard-proxy' });
