@@ -54,7 +54,8 @@ export class RedisServer {
   /** Starts (again) on the same port; resolves once it accepts connections. */
   async up(): Promise<void> {
     if (this.proc) return;
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning'];
+    // DEBUG SLEEP (a Redis that answers too slowly) is allowed from this machine only.
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning', '--enable-debug-command', 'local'];
     if (this.opts.password) args.push('--requirepass', this.opts.password);
     const proc = spawn(REDIS_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = proc;

@@ -138,3 +138,28 @@ describe.skipIf(!hasRedisServer())('engines joined to a team', () => {
     }
   });
 });
+
+describe.skipIf(!hasRedisServer())('a Redis that answers too slowly', () => {
+  it('degrades the link while it is slow and finds it again when it answers, with no reconnect', async () => {
+    const redis = await RedisServer.start();
+    const t = await createTeam({ url: redis.url, name: 'slow', clock: systemClock, log });
+    const { default: Redis } = await import('ioredis');
+    const admin = new Redis(redis.url);
+    try {
+      await t.start();
+      expect(t.status().state).toBe('connected');
+      // Redis is busy for 1.5 s: a claim asked meanwhile runs past the command's time bound.
+      void admin.call('DEBUG', 'SLEEP', '1.5').catch(() => {});
+      await new Promise((r) => setTimeout(r, 50));
+      expect(await t.claim('slow:probe', 'A', 5_000)).toBe('local');
+      expect(t.status().state).toBe('degraded');
+      expect(t.status().lastError).toMatch(/in time/);
+      await until(() => t.status().state === 'connected', 'the link to recover', 6_000);
+      expect(await t.claim('slow:probe', 'A', 5_000)).toBe('granted');
+    } finally {
+      admin.disconnect();
+      await t.close();
+      await redis.stop();
+    }
+  });
+});

@@ -32,6 +32,8 @@ export interface RedisLinkOptions {
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
+/** How often a link degraded by a slow answer (its sockets still open) asks Redis whether it answers again. */
+export const RECOVERY_PING_MS = 1_000;
 
 export class RedisLink {
   /** Commands (and the Lua scripts). */
@@ -41,6 +43,8 @@ export class RedisLink {
   private status: TeamLinkStatus;
   private readonly listeners = new Set<(s: TeamLinkStatus) => void>();
   readonly commandTimeoutMs: number;
+  /** A timed-out command on open sockets: a PING every RECOVERY_PING_MS says when Redis answers again. */
+  private cancelRecovery: (() => void) | null = null;
 
   constructor(private readonly o: RedisLinkOptions) {
     this.commandTimeoutMs = o.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
@@ -111,7 +115,25 @@ export class RedisLink {
     else if (this.status.state === 'connected') this.set('degraded', 'the connection to Redis closed');
   }
 
+  /**
+   * Degraded while both sockets stay open (a command ran past its time bound): no reconnect will
+   * come to say it is over, so a PING asks, every RECOVERY_PING_MS, until one is answered in time.
+   */
+  private recoverWhenAnswered(): void {
+    if (this.cancelRecovery) return;
+    this.cancelRecovery = this.o.clock.setTimer(() => {
+      this.cancelRecovery = null;
+      if (this.status.state !== 'degraded') return;
+      if (this.client.status !== 'ready' || this.sub.status !== 'ready') return; // a reconnect will say it
+      this.client.ping().then(
+        () => this.check(),
+        () => this.recoverWhenAnswered(),
+      );
+    }, RECOVERY_PING_MS);
+  }
+
   private set(state: TeamLinkState, lastError: string | null): void {
+    if (state === 'degraded') this.recoverWhenAnswered();
     if (this.status.state === state && (state !== 'degraded' || this.status.lastError === lastError)) return;
     const was = this.status.state;
     this.status = { state, since: state === was ? this.status.since : this.o.clock.now(), lastError: state === 'connected' ? null : lastError };
@@ -127,6 +149,8 @@ export class RedisLink {
 
   async close(): Promise<void> {
     this.set('closed', null);
+    this.cancelRecovery?.();
+    this.cancelRecovery = null;
     this.client.disconnect();
     this.sub.disconnect();
   }
