@@ -3,6 +3,8 @@
 // strict concurrency gates (§4.1, §4.2), then dispatch with the execution budget running. A request
 // that needs to wait for nothing takes none of the timers or the pacer: it is admitted
 // synchronously. Every state change is announced through onChange (the engine coalesces pushes).
+// In team mode (issue 26) a connection's caps and its queue's spacing and pauses hold for the whole
+// team: see teamGate.ts, teamPacer.ts and teamPauses.ts; with team mode off none of it is made.
 import type { AdmissionView, RequestWait } from '../../../shared/model';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
@@ -11,6 +13,7 @@ import type { Target } from '../routing/target';
 import type { ResolvedSettings } from '../settings/resolve';
 import type { SettingKey, SettingValues } from '../../../shared/settings';
 import type { ConnectionRecord } from '../store/connectionsRepo';
+import type { Team } from '../team';
 import {
   executionTimeout,
   queueFull,
@@ -31,6 +34,10 @@ import { protectionOf } from './protection';
 import { checkQueueAdmission } from './queueAdmission';
 import { QuotaShareGate } from './quotaShareGate';
 import { RequestQueue } from './requestQueue';
+import { TeamGate, type TeamSlot } from './teamGate';
+import { BottleneckLimiters, MAX_SLOT_EXPIRATION_MS, type ClusterLimiters } from './teamLimiters';
+import { teamPacerFactory } from './teamPacer';
+import { TeamPauses, type PauseKey } from './teamPauses';
 
 export interface AdmissionDeps {
   clock: Clock;
@@ -49,7 +56,26 @@ export interface AdmissionDeps {
   log?: Logger;
   /** How queued dispatches are paced (Bottleneck by default). */
   pacer?: PacerFactory;
+  /** Team mode (issue 26): what is shared with other instances (absent, or off: one process). */
+  team?: Pick<Team, 'enabled' | 'link' | 'prefix' | 'instanceId' | 'table'>;
+  /** Team mode: a connection's id in the team (null: not shared), and the local connections of one. */
+  teamIds?: { of(conn: ConnectionRecord): string | null; localIds(teamId: string): readonly string[] };
+  /** Team mode: the clustered limiters (default: Bottleneck on the team link); tests pass their own. */
+  teamLimiters?: ClusterLimiters;
 }
+
+/** Team mode's parts, made only when the team is on. */
+interface TeamParts {
+  prefix: string;
+  instanceId: string;
+  ids: NonNullable<AdmissionDeps['teamIds']>;
+  limiters: ClusterLimiters;
+  gate: TeamGate;
+  pauses: TeamPauses;
+}
+
+/** A held team slot stays counted at least this long without its holder, however short the execution budget. */
+const MIN_SLOT_EXPIRATION_MS = 60_000;
 
 interface ModelCounters {
   queued: number;
@@ -57,6 +83,7 @@ interface ModelCounters {
 }
 
 interface ConnState {
+  id: string;
   /** Requests of this connection not yet dispatched (in the queue or at a gate). */
   queued: number;
   inFlight: number;
@@ -80,6 +107,8 @@ interface Plan {
   deadline: number;
   stages: readonly GateStage[];
   quotaShareCap: number | null;
+  /** Team mode: the team's slots this request takes after its local ones (null: none, or Redis is not connected). */
+  teamSlots: TeamSlot[] | null;
 }
 
 const noop = () => {};
@@ -96,6 +125,7 @@ export class AdmissionService implements AdmissionPort {
   private readonly budgets = new WeakMap<ConnectionRecord, { snap: object; budgets: QueueBudgets }>();
   private readonly pacer: PacerFactory;
   private readonly offs: (() => void)[] = [];
+  private readonly team: TeamParts | null;
   private closed = false;
 
   constructor(private readonly d: AdmissionDeps) {
@@ -103,6 +133,7 @@ export class AdmissionService implements AdmissionPort {
     this.quotaShare = new QuotaShareGate(d.clock);
     this.execution = new ExecutionBudgets(d.clock);
     this.pacer = d.pacer ?? bottleneckPacer;
+    this.team = this.teamParts();
     this.offs.push(d.registry.onChange((kind, ids) => kind === 'config' && this.onConnectionsChanged(ids)));
     this.offs.push(d.settings.onChange((changed) => this.onSettingsChanged(changed)));
   }
@@ -125,7 +156,7 @@ export class AdmissionService implements AdmissionPort {
         const pause = checkLimiterPause(plan.queue.pauseEnd(now, target.model), now, plan.deadline);
         if (!pause.wait) throw queueTimeout(plan.conn.name, plan.budgets.maxWaitMs, pause.pauseLeftMs);
       }
-      if (!plan.queue || plan.queue.isIdle(now, target.model)) {
+      if ((!plan.queue || plan.queue.isIdle(now, target.model)) && plan.teamSlots === null) {
         const lease = this.dispatchNow(plan);
         if (lease) return Promise.resolve(lease);
       }
@@ -150,7 +181,10 @@ export class AdmissionService implements AdmissionPort {
     if (decision.kind === 'pause') {
       const st = this.state(conn);
       const key = limiterKeyOf(scope, target.model);
-      this.queueOf(st, key, budgets.minTimeMs).pause(now + decision.ms, modelOnly ? target.model : undefined);
+      const queue = this.queueOf(st, key, budgets.minTimeMs);
+      const model = modelOnly ? target.model : undefined;
+      queue.pause(now + decision.ms, model);
+      this.publishPause(conn, key, model ?? null, queue.pauseEnd(now, model));
       this.pausesChanged();
       this.d.log?.info('admission.paused', {
         connectionId: conn.id,
@@ -180,7 +214,11 @@ export class AdmissionService implements AdmissionPort {
       const st = this.conns.get(id);
       if (!st) continue;
       let any = false;
-      for (const q of st.queues.values()) if (q.clearPause()) any = true;
+      for (const [key, q] of st.queues) {
+        const held = this.pauseKeysOf(id, key, q);
+        if (q.clearPause()) any = true;
+        for (const k of held) this.team?.pauses.lift(k);
+      }
       if (any) lifted.push(id);
     }
     if (lifted.length) {
@@ -198,6 +236,11 @@ export class AdmissionService implements AdmissionPort {
     const shared = st.queues.get('');
     if (shared !== undefined && shared.clearModelPause(model)) lifted = true;
     if (lifted) {
+      const teamId = this.teamIdOf(connectionId);
+      if (teamId !== null) {
+        if (own !== undefined) this.team?.pauses.lift({ teamId, queue: model, model: null });
+        if (shared !== undefined) this.team?.pauses.lift({ teamId, queue: '', model });
+      }
       this.changed();
       this.pausesChanged();
     }
@@ -270,8 +313,10 @@ export class AdmissionService implements AdmissionPort {
     const stopping = new Error('the engine is stopping');
     this.gate.close(stopping);
     this.quotaShare.close(stopping);
+    this.team?.gate.close(stopping);
     this.execution.close();
     await Promise.all([...this.conns.values()].flatMap((st) => [...st.queues.values()].map((q) => q.close())));
+    await this.team?.limiters.close();
   }
 
   // ---- admission steps --------------------------------------------------------------------------
@@ -289,6 +334,8 @@ export class AdmissionService implements AdmissionPort {
       queue = this.queueOf(st, limiterKeyOf(this.scopeOf(conn), target.model), budgets.minTimeMs);
       deadline = this.d.clock.now() + budgets.maxWaitMs;
     }
+    const stages = gateStagesFor(conn, target.model);
+    const quotaShareCap = quotaShareCapOf(conn, this.d.settings.values['quotaShareConcurrencyLimit.enabled']);
     return {
       target,
       conn,
@@ -298,8 +345,9 @@ export class AdmissionService implements AdmissionPort {
       queue,
       budgets,
       deadline,
-      stages: gateStagesFor(conn, target.model),
-      quotaShareCap: quotaShareCapOf(conn, this.d.settings.values['quotaShareConcurrencyLimit.enabled']),
+      stages,
+      quotaShareCap,
+      teamSlots: this.team && (stages.length > 0 || quotaShareCap !== null) ? this.teamSlotsOf(conn, target.model, stages, quotaShareCap) : null,
     };
   }
 
@@ -337,6 +385,7 @@ export class AdmissionService implements AdmissionPort {
       this.changed();
     };
     let quotaRelease = noop;
+    let gateRelease = noop;
     // Why this request waits, phase by phase (only the phases it waited in): the request log's reasons.
     const waits: RequestWait[] = [];
     const clock = this.d.clock;
@@ -364,7 +413,6 @@ export class AdmissionService implements AdmissionPort {
         if (full) waits.push({ reason: 'concurrency_cap', ms: Math.round(clock.monotonic() - t), cap: 'shared' });
         if (grant.failedOpen) this.d.log?.debug('admission.quotaShareFailedOpen', { connectionId: conn.id });
       }
-      let gateRelease = noop;
       if (plan.stages.length > 0) {
         const blocked = this.gate.blocked(plan.stages);
         const t = clock.monotonic();
@@ -379,6 +427,26 @@ export class AdmissionService implements AdmissionPort {
         gateRelease = out.release;
         if (blocked) waits.push({ reason: 'concurrency_cap', ms: Math.round(clock.monotonic() - t), cap: blocked.kind === 'model' ? 'model' : 'connection' });
       }
+      if (plan.teamSlots !== null && this.team) {
+        // The team's slots, after the local ones (which keep their single-process rules), within the same deadline.
+        const t = clock.monotonic();
+        const out = await this.team.gate.acquire(plan.teamSlots, { deadline, signal, expirationMs: this.slotExpirationMs(conn) });
+        if (out.kind === 'timeout') {
+          throw plan.budgets && plan.deadline <= gateDeadline
+            ? queueTimeout(conn.name, plan.budgets.maxWaitMs, null)
+            : semaphoreTimeout(conn.name, out.slot.label, waitTimeoutMs);
+        }
+        const local = gateRelease;
+        gateRelease = () => {
+          out.release();
+          local();
+        };
+        if (out.waitedFor !== null) {
+          const cap = out.waitedFor === 'model' ? 'model' : out.waitedFor === 'shared' ? 'shared' : 'connection';
+          waits.push({ reason: 'concurrency_cap', ms: Math.round(clock.monotonic() - t), cap });
+        }
+        if (out.local) this.d.log?.debug('admission.teamSlotsSkipped', { connectionId: conn.id });
+      }
       // A slot that frees in the same instant the budget ends (timers run late under load) must
       // not let a request dispatch after its queue budget: it stays a queue timeout.
       if (plan.budgets && this.d.clock.now() > plan.deadline) {
@@ -388,6 +456,7 @@ export class AdmissionService implements AdmissionPort {
       stopWaiting();
       return this.dispatch(plan, gateRelease, quotaRelease, waits.length ? waits : null);
     } catch (err) {
+      gateRelease();
       quotaRelease();
       throw err;
     } finally {
@@ -453,7 +522,7 @@ export class AdmissionService implements AdmissionPort {
   private state(conn: ConnectionRecord): ConnState {
     let st = this.conns.get(conn.id);
     if (!st) {
-      st = { queued: 0, inFlight: 0, models: new Map(), queues: new Map(), identity: identityOf(conn) };
+      st = { id: conn.id, queued: 0, inFlight: 0, models: new Map(), queues: new Map(), identity: identityOf(conn) };
       this.conns.set(conn.id, st);
     }
     return st;
@@ -461,9 +530,25 @@ export class AdmissionService implements AdmissionPort {
 
   private queueOf(st: ConnState, key: string, minTimeMs: number): RequestQueue {
     let q = st.queues.get(key);
-    if (!q) st.queues.set(key, (q = new RequestQueue(this.d.clock, this.pacer, () => this.changed())));
+    if (!q) st.queues.set(key, (q = new RequestQueue(this.d.clock, this.pacerFor(st.id, key), () => this.changed())));
     q.setMinTime(minTimeMs);
     return q;
+  }
+
+  /** A queue's pacer: the team's spacing in team mode (the connection's team id is read per permit). */
+  private pacerFor(connectionId: string, key: string): PacerFactory {
+    const team = this.team;
+    if (!team) return this.pacer;
+    return teamPacerFactory({
+      limiters: team.limiters,
+      clock: this.d.clock,
+      local: this.pacer,
+      instanceId: team.instanceId,
+      idOf: () => {
+        const teamId = this.teamIdOf(connectionId);
+        return teamId === null ? null : `${team.prefix}pace:${teamId}${key === '' ? '' : `:${key}`}`;
+      },
+    });
   }
 
   private modelCounters(st: ConnState, model: string): ModelCounters {
@@ -495,6 +580,107 @@ export class AdmissionService implements AdmissionPort {
         void q.close();
       }
     }
+  }
+
+  // ---- team mode --------------------------------------------------------------------------------
+
+  private teamParts(): TeamParts | null {
+    const { team, teamIds } = this.d;
+    if (!team?.enabled || !teamIds || (!team.link && !this.d.teamLimiters)) return null;
+    const limiters = this.d.teamLimiters ?? new BottleneckLimiters({ link: team.link!, clock: this.d.clock, log: this.d.log });
+    return {
+      prefix: team.prefix,
+      instanceId: team.instanceId,
+      ids: teamIds,
+      limiters,
+      gate: new TeamGate(limiters, this.d.clock, team.instanceId, this.d.log),
+      pauses: new TeamPauses(team, this.d.clock, (key, until) => this.applyTeamPause(key, until)),
+    };
+  }
+
+  private teamIdOf(connectionId: string): string | null {
+    const c = this.team ? this.d.registry.get(connectionId) : undefined;
+    return c ? this.team!.ids.of(c) : null;
+  }
+
+  /**
+   * The team's slots for a request with local caps: keyed by the connection's team id (and model),
+   * each with the cap this instance has configured. None while Redis is not connected, and none for
+   * a connection the team does not share: then the local gates alone apply, with no round trip.
+   */
+  private teamSlotsOf(conn: ConnectionRecord, model: string, stages: readonly GateStage[], quotaShareCap: number | null): TeamSlot[] | null {
+    const team = this.team!;
+    if (!team.gate.up) return null;
+    const teamId = team.ids.of(conn);
+    if (teamId === null) return null;
+    const slots: TeamSlot[] = stages.map((s) =>
+      s.kind === 'model'
+        ? { kind: 'model', id: `${team.prefix}mcap:${teamId}:${model}`, cap: s.cap, label: s.label }
+        : { kind: 'account', id: `${team.prefix}cap:${teamId}`, cap: s.cap, label: s.label },
+    );
+    if (quotaShareCap !== null) slots.push({ kind: 'shared', id: `${team.prefix}qs:${teamId}`, cap: quotaShareCap, label: 'shared-quota' });
+    return slots;
+  }
+
+  /** How long the team counts a held slot without word from this instance: the execution budget (R-RQ-05), bounded. */
+  private slotExpirationMs(conn: ConnectionRecord): number {
+    return Math.min(MAX_SLOT_EXPIRATION_MS, Math.max(MIN_SLOT_EXPIRATION_MS, this.budgetsOf(conn).executionMs));
+  }
+
+  private publishPause(conn: ConnectionRecord, queue: string, model: string | null, until: number | null): void {
+    if (!this.team || until === null) return;
+    const teamId = this.team.ids.of(conn);
+    if (teamId !== null) this.team.pauses.publish({ teamId, queue, model }, until);
+  }
+
+  /** The shared records of the pauses a queue holds now (to lift them across the team). */
+  private pauseKeysOf(connectionId: string, queue: string, q: RequestQueue): PauseKey[] {
+    const teamId = this.team ? this.teamIdOf(connectionId) : null;
+    if (teamId === null) return [];
+    const now = this.d.clock.now();
+    const keys: PauseKey[] = q.pauseEnd(now) !== null ? [{ teamId, queue, model: null }] : [];
+    for (const model of q.pausedModels(now)) keys.push({ teamId, queue, model });
+    return keys;
+  }
+
+  /**
+   * Another instance paused (or lifted) a queue of a connection this one holds too: the local
+   * queue follows, as if its own upstream had answered (the later pause wins), without publishing.
+   */
+  private applyTeamPause(k: PauseKey, until: number | null): void {
+    if (this.closed) return;
+    const autoEnable = this.autoEnable();
+    let any = false;
+    for (const id of this.team!.ids.localIds(k.teamId)) {
+      const conn = this.d.registry.get(id);
+      if (!conn || !protectionOf(conn, autoEnable).protected) continue;
+      const st = this.state(conn);
+      if (until === null) {
+        const q = st.queues.get(k.queue);
+        if (q && (k.model === null ? q.clearPause() : q.clearModelPause(k.model))) any = true;
+        continue;
+      }
+      if (until <= this.d.clock.now()) continue;
+      this.queueOf(st, k.queue, this.budgetsOf(conn).minTimeMs).pause(until, k.model ?? undefined);
+      any = true;
+      this.d.log?.info('admission.teamPaused', { connectionId: id, model: k.model ?? (k.queue || null), until });
+    }
+    if (any) {
+      this.changed();
+      this.pausesChanged();
+    }
+  }
+
+  /** A connection's caps changed: the team's limiters this instance uses take the new ones. */
+  private updateTeamCaps(conn: ConnectionRecord, quotaShareOn: boolean): void {
+    const team = this.team;
+    const teamId = team?.ids.of(conn);
+    if (!team || !teamId) return;
+    const set = (id: string, cap: number | null) => team.limiters.existing(id)?.configure({ maxConcurrent: cap, minTime: 0 });
+    set(`${team.prefix}cap:${teamId}`, capOf(conn.rateLimitOverrides?.maxConcurrent));
+    set(`${team.prefix}qs:${teamId}`, quotaShareCapOf(conn, quotaShareOn));
+    const models = `${team.prefix}mcap:${teamId}:`;
+    for (const id of [...team.limiters.ids()]) if (id.startsWith(models)) set(id, modelCapOf(conn, id.slice(models.length)));
   }
 
   private changed(): void {
@@ -535,6 +721,7 @@ export class AdmissionService implements AdmissionPort {
         if (key.startsWith(prefix)) this.gate.setCap(key, modelCapOf(c, key.slice(prefix.length)) ?? Infinity);
       }
       this.quotaShare.setCap(id, quotaShareCapOf(c, quotaShareOn) ?? Infinity);
+      this.updateTeamCaps(c, quotaShareOn);
     }
     this.changed();
   }
@@ -542,6 +729,7 @@ export class AdmissionService implements AdmissionPort {
   private onSettingsChanged(changed: SettingKey[]): void {
     if (changed.includes('quotaShareConcurrencyLimit.enabled') && !this.d.settings.values['quotaShareConcurrencyLimit.enabled']) {
       this.quotaShare.openAll();
+      this.team?.gate.openShared();
     }
     this.changed();
   }
