@@ -27,16 +27,16 @@ const NAV: { id: PageId; label: string; section?: string }[] = [
   { id: 'app', label: 'App & token' },
 ];
 
-/** Team mode's link, when it is on: a line in the footer, and a badge on the Team link while degraded. */
+/** Team mode's link, when it is on: a line in the footer (the Team link carries a badge while it is degraded). */
 function TeamLine({ state, reason }: { state: string; reason: string | null }) {
   const tone = state === 'connected' ? 'ok' : state === 'degraded' ? 'degraded' : 'unknown';
   return (
-    <a href={hrefOf('team')} className="status-line plain-link team-line" data-testid="team-badge" data-state={state} title={reason ?? 'The link to the team'}>
+    <div className="status-line" data-testid="team-badge" data-state={state} title={reason ?? 'The link to the team'}>
       <span className={`health-dot ${tone}`} aria-hidden="true" />
       <span>
         Team <strong>{TEAM_STATE_WORDS[state as keyof typeof TEAM_STATE_WORDS]?.toLowerCase() ?? state}</strong>
       </span>
-    </a>
+    </div>
   );
 }
 

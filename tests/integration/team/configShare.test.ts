@@ -214,6 +214,19 @@ describe.skipIf(!hasRedisServer())('configuration sharing through a real Redis',
     await until(async () => (await b.api.getConnection({ id: one.id })).name === 'Renamed during the outage', 'Bob to catch up', 15_000);
   });
 
+  it('publishes again after an outage, so a Redis that came back empty still has the configuration for a newcomer', async () => {
+    const { a, one, key, team } = await publisherAndFollower();
+    await redis.kill();
+    await until(async () => (await a.api.getTeam()).status.state === 'degraded', 'Alice to notice Redis is gone');
+    await redis.up();
+    await until(async () => (await a.api.getTeam()).status.state === 'connected', 'Alice to reconnect', 15_000);
+    await a.engine.team.settled();
+    const c = await startTestEngine({ env: { SWITCHYARD_TEAM_KEY: key, SWITCHYARD_TEAM_ROLE: 'follow' }, engine: { team: { redisUrl: redis.url, name: team, instanceId: 'C' } } });
+    engines.push(c);
+    await until(async () => (await c.api.getTeam()).config.state === 'following', 'the newcomer to follow');
+    expect((await c.api.getConnection({ id: one.id })).name).toBe('Team key one');
+  });
+
   it('shows the link degraded when Redis dies and connected when it is back, with a notification each way', async () => {
     const team = `link-${process.pid}-${++teams}`;
     const a = await engine(team, 'A');

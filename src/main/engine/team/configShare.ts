@@ -79,6 +79,7 @@ export class ConfigShare {
   private timer: CancelTimer | null = null;
   private readonly listeners = new Set<() => void>();
   private readonly offs: (() => void)[] = [];
+  private linkState: string;
 
   constructor(private readonly d: ConfigShareDeps) {
     this.applied = d.kv.get<Applied>(NS, 'applied') ?? null;
@@ -88,7 +89,9 @@ export class ConfigShare {
       d.combos.onChange(() => this.schedule()),
       d.settings.onChange((changed) => changed.some(isTeamSetting) && this.schedule()),
       d.teamSettings.onChange((changed) => this.settingsChanged(changed)),
+      d.team.onStatus((st) => this.linkChanged(st.state)),
     );
+    this.linkState = d.team.status().state;
   }
 
   onChange(fn: () => void): () => void {
@@ -122,6 +125,16 @@ export class ConfigShare {
   }
 
   // ---- publishing --------------------------------------------------------------------------------
+
+  /**
+   * Back after an outage: Redis may have lost the publication (a restart without persistence), so
+   * the publisher writes it again; followers find nothing changed and apply nothing.
+   */
+  private linkChanged(state: string): void {
+    const was = this.linkState;
+    this.linkState = state;
+    if (state === 'connected' && was === 'degraded' && this.role === 'publish') this.publish(true);
+  }
 
   private schedule(): void {
     if (this.timer || this.role !== 'publish' || !this.d.team.enabled) return;
