@@ -19,6 +19,7 @@ import { LogsPage } from './features/logs/LogsPage';
 import { OverviewPage } from './features/overview/OverviewPage';
 import { SessionsPage } from './features/sessions/SessionsPage';
 import { SettingsPage } from './features/settings/SettingsPage';
+import { TeamPage } from './features/team/TeamPage';
 import { DashboardContext } from './hooks/dashboardContext';
 import { landingPage, useRoute, type PageId } from './hooks/useRoute';
 import { Spinner } from './components/ui';
@@ -38,6 +39,7 @@ const TITLES: Record<PageId, string> = {
   logs: 'Request log',
   sessions: 'Sessions',
   leases: 'Leases',
+  team: 'Team',
   app: 'App & token',
 };
 
@@ -121,6 +123,7 @@ function Connected({ onUnauthorized, onForgetToken }: { onUnauthorized: () => vo
           {page === 'logs' && <LogsPage />}
           {page === 'sessions' && <SessionsPage />}
           {page === 'leases' && <LeasesPage />}
+          {page === 'team' && <TeamPage />}
           {page === 'app' && <AppPage onForgetToken={onForgetToken} />}
         </main>
       </div>

@@ -44,6 +44,7 @@ import { checkOutboundProxy } from './outboundProxy';
 import { LOG_STATUS_CLASSES } from './logQuery';
 import { AGENT_CONFIG_AGENTS, type AgentConfigStatus } from './agentConfig';
 import type { NotificationsFeed } from './notifications';
+import { TEAM_ROLES, type TeamView } from './team';
 import { EXPORT_FORMATS, USAGE_GRAINS_NAMES, USAGE_RANGES, type ExportFile, type PriceCatalogueView, type PriceEntry, type StateTimelineView, type UsageReport } from './usage';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -392,6 +393,21 @@ export const clientKeyAccessSchema = {
     .refine((a) => new Set(a).size === a.length, 'lists a connection twice')
     .optional(),
 };
+
+// ---- team input --------------------------------------------------------------------------------
+
+/** PATCH /api/team/settings: any subset; null removes a saved value (the address, the name, the key). */
+export const teamSettingsPatchSchema = z
+  .object({
+    redisUrl: z.string().trim().max(2_000).nullable().optional(),
+    name: z.string().trim().max(64).nullable().optional(),
+    /** Write-only: a pasted team key (base64 or hex of 32 bytes). */
+    key: z.string().trim().max(200).nullable().optional(),
+    role: z.enum(TEAM_ROLES).optional(),
+    displayName: z.string().trim().max(100).nullable().optional(),
+  })
+  .strict();
+export type TeamSettingsPatchInput = z.input<typeof teamSettingsPatchSchema>;
 
 // ---- the contract ------------------------------------------------------------------------------
 
@@ -888,6 +904,39 @@ export const contract = {
       .refine((v) => v.from <= v.to, { message: 'the start of the time range is after its end', path: ['from'] }),
     summary: 'Each connection\'s state spans (cooldown, breaker, lockout, out of service, turned off) overlapping a time range.',
   }),
+
+  // Team mode (issue 26): the link's status, the team settings and configuration sharing.
+  getTeam: method<TeamView>()({
+    http: 'GET',
+    path: '/api/team',
+    input: none,
+    summary: "Team mode: the link to Redis (state, since when, why), the team settings (secrets masked, each with where it comes from), who publishes the configuration and what is managed by the team here.",
+  }),
+  updateTeamSettings: method<TeamView>()({
+    http: 'PATCH',
+    path: '/api/team/settings',
+    input: z.object({ patch: teamSettingsPatchSchema }).strict(),
+    bodyField: 'patch',
+    summary: 'Change the team settings: the Redis address, the team name, the team key (pasted), this instance\'s role (off, publish, follow) and display name.',
+  }),
+  generateTeamKey: method<TeamView>()({
+    http: 'POST',
+    path: '/api/team/key',
+    input: none,
+    summary: 'Replace the team key with a new random one (followers need the new key to apply what is published next).',
+  }),
+  revealTeamKey: method<{ key: string }>()({
+    http: 'POST',
+    path: '/api/team/key/reveal',
+    input: none,
+    summary: 'The full team key, to paste on another workstation of the team.',
+  }),
+  publishTeamConfig: method<TeamView>()({
+    http: 'POST',
+    path: '/api/team/publish',
+    input: none,
+    summary: "Publish this instance's configuration to the team now (publisher role only).",
+  }),
 } as const;
 
 export type Contract = typeof contract;
@@ -940,6 +989,8 @@ export const events = {
   leases: event<LeasesView>(),
   /** The notification feed, when an item is raised, folded or read (coalesced). */
   notifications: event<NotificationsFeed>(),
+  /** Team mode: the link's state, the settings, configuration sharing (coalesced). */
+  team: event<TeamView>(),
 } as const;
 
 export type EventName = keyof typeof events;

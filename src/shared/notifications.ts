@@ -14,6 +14,10 @@ export const NOTIFICATION_KINDS = [
   'claude-limit-reset',
   /** The proxy could not bind its port. */
   'proxy-bind-failed',
+  /** Team mode: the link to Redis degraded, or came back. */
+  'team-link',
+  /** Team mode: the team's published configuration could not be applied here. */
+  'team-config',
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -25,6 +29,8 @@ export const NOTIFICATION_KIND_LABELS: Record<NotificationKind, string> = {
   'claude-lane': 'A Claude account enters or leaves its slow lane',
   'claude-limit-reset': 'A Claude account uses its limit reset',
   'proxy-bind-failed': 'The proxy cannot open its port',
+  'team-link': 'The link to the team is lost or comes back',
+  'team-config': "The team's configuration cannot be applied here",
 };
 
 export interface NotificationView {

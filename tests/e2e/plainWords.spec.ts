@@ -13,7 +13,7 @@ import { openDashboard } from './ui';
 
 // The dashboard's routes (src/renderer/hooks/useRoute.ts PAGES; that module needs a browser, so
 // the list is repeated here — a page added there and not here fails the sidebar check below).
-const PAGES = ['overview', 'agent', 'connections', 'combos', 'cooldowns', 'breakers', 'errorRules', 'settings', 'prices', 'logs', 'sessions', 'leases', 'app'] as const;
+const PAGES = ['overview', 'agent', 'connections', 'combos', 'cooldowns', 'breakers', 'errorRules', 'settings', 'prices', 'logs', 'sessions', 'leases', 'team', 'app'] as const;
 type PageId = (typeof PAGES)[number];
 
 let seeded: Seeded;

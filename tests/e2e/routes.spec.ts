@@ -26,6 +26,7 @@ const HEADINGS = {
   logs: 'Request log',
   sessions: 'Sessions',
   leases: 'Leases',
+  team: 'Team',
   app: 'App & token',
 } satisfies Record<string, PageName>;
 type PageId = keyof typeof HEADINGS;

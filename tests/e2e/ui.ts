@@ -17,6 +17,7 @@ export type PageName =
   | 'Request log'
   | 'Sessions'
   | 'Leases'
+  | 'Team'
   | 'App & token';
 
 export async function openDashboard(page: Page, app: Headless): Promise<void> {

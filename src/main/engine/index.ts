@@ -22,8 +22,11 @@ import { createLogger, SecretRedactor, stderrSink, type LogLevel, type LogSink, 
 import { FileLogJournal } from './logs/logJournal';
 import { createNotifications } from './notifications';
 import { tuneHeap } from './memory/heapPolicy';
-import { createTeam, DEFAULT_TEAM_NAME, type Team } from './team';
+import { createTeam, type Team } from './team';
 import { TeamIdentity } from './team/identity';
+import { TeamSettings } from './team/teamSettings';
+import { ConfigShare } from './team/configShare';
+import { createTeamMode } from './team/teamMode';
 import { IdleTrim, fullGc } from './memory/idleTrim';
 import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
@@ -192,13 +195,13 @@ export async function createEngine(o: EngineOptions) {
     log: log.child('egress'),
   });
 
-  const team = await createTeam({
-    url: o.team?.redisUrl ?? env.SWITCHYARD_REDIS_URL ?? null,
-    name: o.team?.name ?? env.SWITCHYARD_TEAM ?? DEFAULT_TEAM_NAME,
-    clock,
-    log: log.child('team'),
-    instanceId: o.team?.instanceId,
-  });
+  // Team settings: the command line (or the caller's options) > the environment > saved here.
+  const teamKv = new KeyValueRepo(db, () => clock.now(), unreadable);
+  const teamSettings = new TeamSettings({ repo: teamKv, box, env, cli: o.team, redactor, log: log.child('team') });
+  const teamUrl = teamSettings.address().value;
+  const teamName = teamSettings.team().value;
+  teamSettings.markRunning(teamUrl, teamName);
+  const team = await createTeam({ url: teamUrl, name: teamName, clock, log: log.child('team'), instanceId: o.team?.instanceId });
   const teamIds = new TeamIdentity(registry, team.name);
   const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo, errorRules, egress, team, teamIds };
   const resilience = (o.resilience ?? ((c) => createResilience(c)))(ctx);
@@ -248,7 +251,8 @@ export async function createEngine(o: EngineOptions) {
   const applyCatalog = () =>
     catalog.setOverrides({ contextWindows: settings.values['combos.contextWindows'], modelPrices: settings.values['combos.modelPrices'] });
   applyCatalog();
-  const combos = new ComboRegistry(new CombosRepo(db), registry, catalog, clock);
+  const combosRepo = new CombosRepo(db);
+  const combos = new ComboRegistry(combosRepo, registry, catalog, clock);
   const selector = new TargetSelector({ random, latency, load: (id) => admission.load(id), now: () => clock.now() });
   const comboRouter = new ComboRouter({
     combos,
@@ -373,6 +377,9 @@ export async function createEngine(o: EngineOptions) {
   let proxyError: string | null = null;
   // Notifications and the state timeline: subscriptions on the layers above, nothing in the proxy's loop.
   const notifications = createNotifications({ db, clock, bus, settings, registry, resilience, claude });
+  // Team mode's configuration sharing (publish / follow) and the Team page's view (issue 26).
+  const configShare = new ConfigShare({ team, teamSettings, registry, combos, combosRepo, db, settings, kv: teamKv, clock, log: log.child('team') });
+  const teamMode = createTeamMode({ team, teamSettings, config: configShare, bus, clock, raise: (n) => notifications.center.raise(n) });
 
   const management = createManagementService({
     version: APP_VERSION,
@@ -410,6 +417,7 @@ export async function createEngine(o: EngineOptions) {
     sessions: { affinity, leases: leaseBook, ttlMs: () => settings.values.sessionAffinityTtlMs },
     agentConfigs: new AgentConfigWriter({ home: o.agentHome ?? homedir(), stateDir: o.dataDir, now: () => clock.now() }),
     notifications: notifications.handlers,
+    team: teamMode,
   });
 
   /** The resilience push: the layer views and the health model built from them (once per push). */
@@ -544,16 +552,20 @@ export async function createEngine(o: EngineOptions) {
         { name: 'sessions', payload: sessionsView(sessionDeps, now) },
         { name: 'leases', payload: leasesView(sessionDeps, now) },
         { name: 'notifications', payload: notifications.center.feed() },
+        { name: 'team', payload: teamMode.view() },
       ];
     },
     /** Team mode: the state shared through Redis (a no-op team when off), and the connections' team ids. */
     team,
     teamIds,
+    /** Team mode's view, settings and configuration sharing (the Team page). */
+    teamMode,
     async start(): Promise<{ proxyPort: number | null; error: string | null }> {
       if (started) return { proxyPort: proxy.port, error: proxyError };
       started = true;
       // Joins the team before serving (bounded: an unreachable Redis leaves it degraded, not waiting).
       await team.start();
+      configShare.start();
       const port = settings.values['proxy.port'];
       try {
         await proxy.listen(port);
@@ -579,6 +591,7 @@ export async function createEngine(o: EngineOptions) {
       await upstream.close();
       await requestLog.close();
       affinity.flush();
+      teamMode.close();
       await team.close();
       db.close();
     },

@@ -8,6 +8,7 @@ import { hrefOf, type PageId } from '../hooks/useRoute';
 import { breakerStateAt, healthNow, heldTargets } from '../lib/connectionState';
 import { icons } from './icons';
 import { NotificationBell } from './NotificationFeed';
+import { TEAM_STATE_WORDS } from '../../shared/team';
 
 const NAV: { id: PageId; label: string; section?: string }[] = [
   { id: 'overview', label: 'Overview' },
@@ -22,8 +23,22 @@ const NAV: { id: PageId; label: string; section?: string }[] = [
   { id: 'logs', label: 'Request log', section: 'Traffic' },
   { id: 'sessions', label: 'Sessions' },
   { id: 'leases', label: 'Leases' },
-  { id: 'app', label: 'App & token', section: 'App' },
+  { id: 'team', label: 'Team', section: 'App' },
+  { id: 'app', label: 'App & token' },
 ];
+
+/** Team mode's link, when it is on: a line in the footer (the Team link carries a badge while it is degraded). */
+function TeamLine({ state, reason }: { state: string; reason: string | null }) {
+  const tone = state === 'connected' ? 'ok' : state === 'degraded' ? 'degraded' : 'unknown';
+  return (
+    <div className="status-line" data-testid="team-badge" data-state={state} title={reason ?? 'The link to the team'}>
+      <span className={`health-dot ${tone}`} aria-hidden="true" />
+      <span>
+        Team <strong>{TEAM_STATE_WORDS[state as keyof typeof TEAM_STATE_WORDS]?.toLowerCase() ?? state}</strong>
+      </span>
+    </div>
+  );
+}
 
 function LinkIndicator() {
   const d = useDashboard();
@@ -79,9 +94,17 @@ export function Sidebar({ page }: { page: PageId | null }) {
   const live = link === 'open';
   const engineWord = live ? (health ? health.status : '…') : link === 'unauthorized' ? 'token refused' : ever ? 'unreachable' : '…';
   const tripped = breakers.filter((b) => breakerStateAt(b, now) !== 'CLOSED').length;
+  const teamState = useSel(d.team, (s) => (s.view?.enabled ? s.view.status.state : null));
+  const teamReason = useSel(d.team, (s) => s.view?.status.reason ?? null);
   const counts: Partial<Record<PageId, ReactNode>> = {
     cooldowns: held ? <span className={`nav-count ${attention ? 'danger' : 'warn'}`}>{held}</span> : null,
     breakers: tripped ? <span className="nav-count danger">{tripped}</span> : null,
+    team:
+      teamState === 'degraded' ? (
+        <span className="nav-count warn" title="The link to the team is degraded">
+          !
+        </span>
+      ) : null,
   };
   const proxyUrl = health?.proxy.url ?? info?.proxyUrl ?? null;
   return (
@@ -142,6 +165,7 @@ export function Sidebar({ page }: { page: PageId | null }) {
           </code>
         </div>
         {health?.proxy.error && <div className="status-error">{health.proxy.error}</div>}
+        {teamState && <TeamLine state={teamState} reason={teamReason} />}
         <LinkIndicator />
       </div>
     </nav>

@@ -90,6 +90,13 @@ export const icons = {
       <circle cx="11" cy="5" r="1" />
     </Icon>
   ),
+  team: (
+    <Icon>
+      <circle cx="5" cy="5.5" r="2" />
+      <circle cx="11" cy="5.5" r="2" />
+      <path d="M1.75 13c.4-2.1 1.7-3.3 3.25-3.3S7.85 10.9 8.25 13M7.75 13c.4-2.1 1.7-3.3 3.25-3.3s2.85 1.2 3.25 3.3" />
+    </Icon>
+  ),
   app: (
     <Icon>
       <circle cx="8" cy="8" r="6" />

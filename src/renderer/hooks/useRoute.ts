@@ -5,7 +5,7 @@
 // first connection is added.
 import { useEffect, useState } from 'react';
 
-export const PAGES = ['overview', 'agent', 'connections', 'combos', 'cooldowns', 'breakers', 'errorRules', 'settings', 'prices', 'logs', 'sessions', 'leases', 'app'] as const;
+export const PAGES = ['overview', 'agent', 'connections', 'combos', 'cooldowns', 'breakers', 'errorRules', 'settings', 'prices', 'logs', 'sessions', 'leases', 'team', 'app'] as const;
 export type PageId = (typeof PAGES)[number];
 
 /** The page an address names; null when it names none (the landing page decides). */

@@ -21,6 +21,7 @@ import { createResilienceStore } from './resilienceStore';
 import { createSessionsStore } from './sessionsStore';
 import { createPricesStore } from './pricesStore';
 import { createSettingsStore } from './settingsStore';
+import { createTeamStore } from './teamStore';
 import { createToastStore } from './toastStore';
 import { createUsageStore, type Schedule } from './usageStore';
 
@@ -64,6 +65,7 @@ export function createDashboard(o: DashboardOptions) {
   const notifications = createNotificationsStore(ctx);
   const usage = createUsageStore(ctx, o.schedule);
   const prices = createPricesStore(ctx);
+  const team = createTeamStore(ctx);
 
   const readers: Record<Topic, () => Promise<void>> = {
     app: () => app.getState().load(),
@@ -80,6 +82,7 @@ export function createDashboard(o: DashboardOptions) {
     notifications: () => notifications.getState().load(),
     usage: () => usage.getState().load(),
     prices: () => prices.getState().load(),
+    team: () => team.getState().load(),
   };
   /** Reads one topic again (a page's retry): its last error is cleared while the read runs. */
   const reload = (topic: Topic): Promise<void> => {
@@ -119,6 +122,7 @@ export function createDashboard(o: DashboardOptions) {
     sessions: (p) => sessions.getState().applySessions(p),
     leases: (p) => sessions.getState().applyLeases(p),
     notifications: (p) => notifications.getState().apply(p),
+    team: (p) => team.getState().apply(p),
   };
 
   return {
@@ -141,6 +145,7 @@ export function createDashboard(o: DashboardOptions) {
     notifications,
     usage,
     prices,
+    team,
     reload,
     /**
      * Connects the Bridge, subscribes to every push, then reads each topic once. Can run again

@@ -4,7 +4,7 @@
 import { createStore } from 'zustand/vanilla';
 
 /** The topics the dashboard reads on start and after the live link comes back. */
-export const TOPICS = ['app', 'connections', 'resilience', 'admission', 'settings', 'logs', 'keys', 'combos', 'claude', 'sessions', 'leases', 'notifications', 'usage', 'prices'] as const;
+export const TOPICS = ['app', 'connections', 'resilience', 'admission', 'settings', 'logs', 'keys', 'combos', 'claude', 'sessions', 'leases', 'notifications', 'usage', 'prices', 'team'] as const;
 export type Topic = (typeof TOPICS)[number];
 
 export interface LoadStatusState {

@@ -50,6 +50,21 @@ const defaults: { [M in MethodName]?: Impl<M> } = {
   getStateTimeline: async (input?: { from?: number; to?: number }) => ({ from: input?.from ?? 0, to: input?.to ?? 0, connections: [] }),
   listPrices: async () => ({ entries: [] }),
   listNotifications: async () => ({ items: [], unread: 0, muted: [] }),
+  getTeam: async () => ({
+    enabled: false,
+    instanceId: 'test-instance',
+    status: { state: 'off', since: null, reason: null, pendingWrites: 0 },
+    settings: {
+      address: { value: null, source: 'default', setBy: null, saved: null },
+      team: { value: 'default', source: 'default', setBy: null, saved: null },
+      key: { set: false, source: 'default', setBy: null, masked: null, fingerprint: null },
+      role: { value: 'off', source: 'default', setBy: null, saved: null },
+      displayName: { value: 'test-host', source: 'default', setBy: null, saved: null },
+      restartNeeded: null,
+    },
+    config: { state: 'off', message: null, publisher: null, appliedAt: null, appliedRevision: null },
+    managed: { owner: null, connections: [], combos: [], mappings: [], settings: [] },
+  }),
 };
 
 export type FakeBridge = Bridge & {

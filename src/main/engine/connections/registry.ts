@@ -237,6 +237,68 @@ export class ConnectionRegistry {
   }
 
   /**
+   * Team mode: creates or replaces a connection the team's publisher owns, under the publisher's
+   * id (so combos, pins and leases name the same connection on every instance). The secret is
+   * stored encrypted with this machine's key; health is kept unless the credentials or the endpoint
+   * changed. Answers false when the connection already was exactly this (no write, no notice).
+   */
+  adoptFromTeam(c: TeamConnectionInput): boolean {
+    const cur = this.byId.get(c.id);
+    const info = KIND_INFO[c.kind];
+    const config = {
+      name: c.name,
+      kind: c.kind,
+      protocol: info.protocol,
+      provider: c.provider,
+      authClass: c.authClass,
+      baseUrl: c.baseUrl,
+      priority: c.priority,
+      enabled: c.enabled,
+      models: [...c.models],
+      passthroughModels: c.passthroughModels,
+      servesResponses: c.servesResponses,
+      maxConcurrent: c.maxConcurrent,
+      rateLimitOverrides: c.rateLimitOverrides,
+      protectionMode: c.protectionMode,
+      disableCooling: c.disableCooling,
+      providerSpecificData: c.providerSpecificData,
+      timeouts: c.timeouts,
+    };
+    const proxyNow = cur ? this.outboundProxyOf(cur) : null;
+    const secretNow = cur ? this.secretOf(cur) : null;
+    if (cur && secretNow === c.secret && proxyNow === c.outboundProxy && sameConfig(cur, config)) return false;
+    const secretCols = c.secret
+      ? { secretEnc: cur && secretNow === c.secret ? cur.secretEnc : this.box.encrypt(c.secret), secretMasked: maskedFor(c.kind, c.secret) }
+      : { secretEnc: null, secretMasked: null };
+    const proxyCols = cur && proxyNow === c.outboundProxy ? { outboundProxy: cur.outboundProxy, outboundProxyEnc: cur.outboundProxyEnc } : this.proxyColumns(c.outboundProxy);
+    const now = this.clock.now();
+    const next: ConnectionRecord = {
+      id: c.id,
+      ...config,
+      ...secretCols,
+      ...proxyCols,
+      health: cur ? cur.health : emptyHealth(),
+      createdAt: cur?.createdAt ?? c.createdAt,
+      updatedAt: now,
+    };
+    if (cur) {
+      if (secretNow !== c.secret || next.baseUrl !== cur.baseUrl || next.authClass !== cur.authClass) next.health = emptyHealth();
+      this.repo.saveConfig(next);
+      if (next.health !== cur.health) this.repo.saveHealth(next);
+    } else {
+      this.repo.insert(next);
+    }
+    this.secrets.set(c.id, c.secret);
+    this.redactor.hold(secretOwner(c.id), c.secret);
+    this.proxies.delete(c.id);
+    this.outboundProxyOf(next);
+    this.byId.set(c.id, next);
+    this.reorder();
+    this.notify('config', [c.id]);
+    return true;
+  }
+
+  /**
    * Replaces only the stored secret (a refreshed OAuth token bundle): same account, so health and
    * the rest of the configuration stay as they are.
    */
@@ -326,6 +388,16 @@ export class ConnectionRegistry {
       updatedAt: c.updatedAt,
     };
   }
+}
+
+/** A connection as the team's publisher configured it, its secret and proxy URL in the clear (team/configDoc.ts). */
+export type TeamConnectionInput = Omit<ConnectionRecord, 'protocol' | 'secretEnc' | 'secretMasked' | 'outboundProxyEnc' | 'health' | 'updatedAt'> & {
+  secret: string | null;
+};
+
+/** True when the record already holds this configuration (the team's copy changed nothing). */
+function sameConfig(cur: ConnectionRecord, config: Partial<ConnectionRecord>): boolean {
+  return Object.entries(config).every(([k, v]) => JSON.stringify(cur[k as keyof ConnectionRecord]) === JSON.stringify(v));
 }
 
 /** The redactor holds one reference per connection to the value it uses. */

@@ -34,6 +34,9 @@ import { testCombo } from './comboTester';
 import type { ConnectionTester } from './connectionTester';
 import { checkKeyAccess, leasesView, sessionsView, type SessionViewDeps } from './sessionViews';
 import type { NotificationHandlers } from '../notifications';
+import type { ManagedKind } from '../team/configShare';
+import type { TeamHandlers } from '../team/teamMode';
+import { guardTeamManaged } from './teamGuard';
 
 export interface ManagementDeps {
   version: string;
@@ -69,6 +72,8 @@ export interface ManagementDeps {
   agentConfigs: AgentConfigWriter;
   /** The notification feed and the state timeline (notifications/). */
   notifications: NotificationHandlers;
+  /** Team mode (issue 26): the Team page's handlers, and who manages an item here (edits of those are refused). */
+  team: { handlers: TeamHandlers; ownerOf(kind: ManagedKind, id: string): string | null };
 }
 
 /** The UTC day of a time, as a price's date. */
@@ -315,9 +320,10 @@ export function createManagementService(d: ManagementDeps): Handlers & { health(
     testErrorRule: async (input) => explainProviderError(d.errorRules, input, d.clock.now(), d.settings.values),
     probeEgressIp: async ({ id }) => d.egress.probe(d.registry.require(id)),
     ...d.notifications,
+    ...d.team.handlers,
   };
 
-  return Object.assign(handlers, { health, appInfo });
+  return Object.assign(guardTeamManaged(handlers, { ownerOf: d.team.ownerOf, registry: d.registry, combos: d.combos }), { health, appInfo });
 }
 
 export { ApiError };

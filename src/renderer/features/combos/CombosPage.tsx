@@ -19,6 +19,8 @@ import { formatClock, formatRemaining } from '../../lib/format';
 import { describeErrorCode } from '../../lib/reasons';
 import type { ComboView, RequestLogEntry } from '../../../shared/model';
 import { ComboDialog } from './ComboDialog';
+import { managedOwner } from '../../stores/teamStore';
+import { ManagedByTeam } from '../team/ManagedByTeam';
 
 function EligibilityBadge({ e, now }: { e: TargetEligibility; now: number }) {
   const left = (until: number | null) => (until !== null && until > now ? ` · ${formatRemaining(until - now)}` : '');
@@ -58,6 +60,8 @@ function ComboCard({ combo, onEdit, onDelete }: { combo: ComboView; onEdit: () =
   const breakers = useSel(d.resilience, (s) => s.breakers);
   const test = useSel(d.combos, (s) => s.tests[combo.id]);
   const last = useSel(d.logs, (s) => lastServed(s.entries, combo));
+  // Team mode: a combo the team's publisher owns is read-only here.
+  const owner = useSel(d.team, (s) => managedOwner(s.view, 'combos', combo.id));
   const info = STRATEGY_INFO[combo.strategy];
   const r = { cooldowns, lockouts, breakers };
   const titleId = `combo-${combo.id}`;
@@ -71,17 +75,22 @@ function ComboCard({ combo, onEdit, onDelete }: { combo: ComboView; onEdit: () =
           <p className="card-description" data-testid="strategy-explained">
             {info.explain}
           </p>
+          {owner && <ManagedByTeam owner={owner} />}
         </div>
         <div className="card-actions">
           <button type="button" className="btn btn-sm" disabled={test?.running} onClick={() => void d.combos.getState().test(combo.id)}>
             {test?.running ? 'Testing…' : 'Test'}
           </button>
-          <button type="button" className="btn btn-sm" onClick={onEdit}>
-            Edit
-          </button>
-          <button type="button" className="btn btn-sm btn-danger" onClick={onDelete}>
-            Delete
-          </button>
+          {!owner && (
+            <>
+              <button type="button" className="btn btn-sm" onClick={onEdit}>
+                Edit
+              </button>
+              <button type="button" className="btn btn-sm btn-danger" onClick={onDelete}>
+                Delete
+              </button>
+            </>
+          )}
         </div>
       </div>
       <DataTable label={`Targets of ${combo.name}`} columns={['#', 'Target', 'Connection', info.usesWeights && 'Weight', 'Protocol', 'Now']} compact>
@@ -137,6 +146,7 @@ function MappingsCard() {
   const d = useDashboard();
   const combos = useSel(d.combos, (s) => s.list);
   const mappings = useSel(d.combos, (s) => s.mappings);
+  const team = useSel(d.team, (s) => s.view);
   const [pattern, setPattern] = useState('');
   const [combo, setCombo] = useState('');
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
@@ -173,9 +183,13 @@ function MappingsCard() {
                 <code className="mono">{m.comboName}</code>
               </td>
               <td>
-                <button type="button" className="btn btn-sm" aria-label={`Delete mapping ${m.pattern}`} onClick={() => void d.combos.getState().removeMapping(m.id)}>
-                  Delete
-                </button>
+                {managedOwner(team, 'mappings', m.id) ? (
+                  <ManagedByTeam owner={managedOwner(team, 'mappings', m.id)!} />
+                ) : (
+                  <button type="button" className="btn btn-sm" aria-label={`Delete mapping ${m.pattern}`} onClick={() => void d.combos.getState().removeMapping(m.id)}>
+                    Delete
+                  </button>
+                )}
               </td>
             </tr>
           ))}

@@ -17,6 +17,8 @@ import { CLAUDE_KIND, KIND_INFO } from '../../../shared/model';
 import { ClaudeAccountPanel } from './ClaudeAccountPanel';
 import { ModelImport } from './ModelImport';
 import { ProtectionControl } from './ProtectionControl';
+import { managedOwner } from '../../stores/teamStore';
+import { ManagedByTeam } from '../team/ManagedByTeam';
 
 export function ConnectionCard({
   conn,
@@ -40,7 +42,9 @@ export function ConnectionCard({
 }) {
   const d = useDashboard();
   const titleId = useId();
-  const pending = useSel(d.connections, (s) => !!s.pending[conn.id]);
+  // Team mode: a connection the team's publisher owns is read-only here.
+  const owner = useSel(d.team, (s) => managedOwner(s.view, 'connections', conn.id));
+  const pending = useSel(d.connections, (s) => !!s.pending[conn.id]) || owner !== null;
   const test = useSel(d.connections, (s) => s.tests[conn.id]);
   const clearing = useSel(d.resilience, (s) => s.busy);
   const state = liveStateOf(conn, entry, now);
@@ -74,6 +78,7 @@ export function ConnectionCard({
             <span className="muted">
               provider <code className="mono">{conn.provider}</code> · priority {conn.priority}
             </span>
+            {owner && <ManagedByTeam owner={owner} />}
           </div>
         </div>
         <div className="conn-state" data-testid="connection-state">
@@ -281,15 +286,19 @@ export function ConnectionCard({
               Sign in again
             </button>
           )}
-          <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${conn.name}`}>
-            Edit
-          </button>
-          <button type="button" className="btn btn-sm btn-ghost danger-text" onClick={onDelete} aria-label={`Delete ${conn.name}`}>
-            Delete
-          </button>
+          {!owner && (
+            <>
+              <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${conn.name}`}>
+                Edit
+              </button>
+              <button type="button" className="btn btn-sm btn-ghost danger-text" onClick={onDelete} aria-label={`Delete ${conn.name}`}>
+                Delete
+              </button>
+            </>
+          )}
         </div>
       </div>
-      {!test?.running && test?.result?.ok && test.result.models.length > 0 && (
+      {!owner && !test?.running && test?.result?.ok && test.result.models.length > 0 && (
         <div className="conn-import">
           <ModelImport conn={conn} found={test.result.models} disabled={pending} />
         </div>

@@ -14,6 +14,8 @@ import { checkDraft, isTextSetting, settingText } from '../../lib/settingInput';
 import { flatValues } from '../../stores/settingsStore';
 import type { SettingView } from '../../../shared/model';
 import type { SettingSource } from '../../../shared/settings';
+import { managedOwner } from '../../stores/teamStore';
+import { ManagedByTeam } from '../team/ManagedByTeam';
 
 function show(s: SettingView, v: unknown): string {
   if (v === null || v === undefined) return 'none';
@@ -106,6 +108,10 @@ export function commandLineWords(s: SettingView): string {
   return `This value was given on the command line (${f}) when Switchyard was started, so it cannot be changed here. Start Switchyard without ${f} to change it here.`;
 }
 
+export function managedWords(owner: string): string {
+  return `The team manages this setting (published by ${owner}), so it cannot be changed here. Change it on ${owner}'s Switchyard.`;
+}
+
 export function SettingRow({ setting: s, technicalMatch = false }: { setting: SettingView; technicalMatch?: boolean }) {
   const d = useDashboard();
   const id = useId();
@@ -116,13 +122,15 @@ export function SettingRow({ setting: s, technicalMatch = false }: { setting: Se
   const [draft, setDraft] = useState<string | null>(null);
   const [triedLocked, setTriedLocked] = useState(false);
   const store = d.settings.getState();
-  const locked = s.source === 'cli';
+  // Team mode: a setting the team's publisher owns is read-only on a follower.
+  const owner = useSel(d.team, (st) => managedOwner(st.view, 'settings', s.key));
+  const locked = s.source === 'cli' || owner !== null;
   const current = settingText(s);
   const text = draft ?? current;
   const dirty = draft !== null && draft !== current;
   const check = dirty ? checkDraft(s, text, flatValues(view)) : null;
   const liveError = check && !check.ok ? check.message : null;
-  const error = liveError ?? storeError ?? (triedLocked && locked ? commandLineWords(s) : undefined);
+  const error = liveError ?? storeError ?? (triedLocked && locked ? (owner ? managedWords(owner) : commandLineWords(s)) : undefined);
   const range = formatRange(s.min, s.max, s.unit);
   const words = s.type !== 'json' && !dirty ? describeUnitValue(s.value, s.unit) : null;
   const describedBy = [`${id}-desc`, `${id}-meta`, error ? `${id}-err` : null].filter(Boolean).join(' ');
@@ -166,7 +174,7 @@ export function SettingRow({ setting: s, technicalMatch = false }: { setting: Se
           {s.description}
         </p>
         <div id={`${id}-meta`} className="setting-meta">
-          <SourceLine s={s} />
+          {owner ? <ManagedByTeam owner={owner} /> : <SourceLine s={s} />}
           {range && <span className="meta-item">Allowed: {range}</span>}
           <span className="meta-item">
             Default: {(textual && s.default !== '') || (s.type === 'json' && !isEmptyList(s.default)) ? <Typed>{textual ? String(s.default) : show(s, s.default)}</Typed> : show(s, s.default)}
@@ -260,17 +268,19 @@ export function SettingRow({ setting: s, technicalMatch = false }: { setting: Se
             )}
           </form>
         )}
-        {s.source === 'persisted' && !dirty && (
+        {s.source === 'persisted' && !dirty && !owner && (
           <button type="button" className="btn btn-sm btn-ghost" disabled={saving} onClick={() => void store.reset(s.key)} aria-label={`Reset ${s.label}`}>
             {s.envValue !== null && s.envValue !== undefined ? 'Use the environment value' : 'Reset to default'}
           </button>
         )}
-        {s.source === 'env' && s.persisted !== null && s.persisted !== undefined && !dirty && (
+        {s.source === 'env' && s.persisted !== null && s.persisted !== undefined && !dirty && !owner && (
           <button type="button" className="btn btn-sm btn-ghost" disabled={saving} onClick={() => void store.reset(s.key)} aria-label={`Remove the saved value of ${s.label}`}>
             Remove the saved value
           </button>
         )}
-        {locked && !triedLocked && <p className="hint">Cannot be changed here while it is set on the command line.</p>}
+        {locked && !triedLocked && (
+          <p className="hint">{owner ? 'Cannot be changed here: the team manages it.' : 'Cannot be changed here while it is set on the command line.'}</p>
+        )}
         {error && (
           <div id={`${id}-err`} className="field-error" role="alert">
             {error}

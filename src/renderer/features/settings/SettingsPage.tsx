@@ -23,6 +23,7 @@ const countChanged = (settings: readonly SettingView[]) => settings.filter((s) =
 export function SettingsPage() {
   const d = useDashboard();
   const view = useSel(d.settings, (s) => s.view);
+  const teamOwner = useSel(d.team, (s) => (s.view?.managed.settings.length ? s.view.managed.owner : null));
   const [query, setQuery] = useState('');
   const [open, setOpen] = useState<ReadonlySet<string>>(() => {
     const first = typeof window === 'undefined' ? null : sectionFromHash(window.location.hash);
@@ -93,6 +94,12 @@ export function SettingsPage() {
             {bySource('cli') > 0 && <Badge tone="warn">{bySource('cli')} from the command line</Badge>}
             <Badge tone="neutral">{bySource('default')} default</Badge>
           </div>
+          {teamOwner && (
+            <p className="callout callout-info" data-testid="settings-managed">
+              Managed by team (published by {teamOwner}): these settings are read-only here and change when {teamOwner} changes them. This workstation&apos;s proxy
+              port, how long it keeps its request log and the notifications muted here stay its own.
+            </p>
+          )}
           <div className="settings-layout">
             <nav className="settings-index" aria-label="Setting sections">
               <ul>

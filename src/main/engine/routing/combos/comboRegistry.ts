@@ -66,6 +66,15 @@ export class ComboRegistry {
     for (const fn of [...this.listeners]) fn();
   }
 
+  /** Reads every combo and mapping from the store again (team mode wrote the team's copy there). */
+  reload(): void {
+    this.byId.clear();
+    this.byName.clear();
+    for (const c of this.repo.combos()) this.put(c);
+    this.mappings = this.repo.mappings().map((rec) => ({ rec, compiled: compilePattern(rec.pattern) }));
+    this.changed();
+  }
+
   private put(c: ComboRecord): void {
     this.byId.set(c.id, c);
     this.byName.set(c.name.toLowerCase(), c);
