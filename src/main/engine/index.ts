@@ -221,6 +221,8 @@ export async function createEngine(o: EngineOptions) {
     http: o.claudeHttp,
     credentialsPath: o.claudeCredentialsPath,
     openUrl: o.openUrl,
+    team,
+    teamIds,
   });
   // Pooled sockets of an outbound proxy no connection uses any more are closed.
   const proxyOf = new Map(registry.all().map((c) => [c.id, registry.outboundProxyOf(c)]));

@@ -15,6 +15,9 @@ import type { Env } from '../settings/resolve';
 import type { SettingsService } from '../settings/settingsService';
 import { AccountApiError, fetchUsage } from './accountApi';
 import { ClaudeAuthError } from './claudeAuthError';
+import { shareClaudeAccounts } from './claudeTeam';
+import type { Team } from '../team';
+import type { TeamIdentity } from '../team/identity';
 import { claudeCodeCredentialsPath, readClaudeCodeCredentials } from './claudeCodeCredentials';
 import { accountApiBase, claudeConfigFrom, type ClaudeOAuthConfig } from './claudeConfig';
 import type { ClaudeEvent } from './claudeInterceptor';
@@ -43,6 +46,9 @@ export interface ClaudeAccountsDeps {
   openUrl?: (url: string) => void | Promise<void>;
   /** Host name in the loopback redirect URI (default "localhost", as Claude Code uses). */
   loopbackHost?: string;
+  /** Team mode (issue 26): lanes and limit resets shared with the team (absent or off: this process only). */
+  team?: Team;
+  teamIds?: Pick<TeamIdentity, 'ofId' | 'localIds'>;
 }
 
 /** Where new credentials go: an existing Claude connection, or a new one with these fields. */
@@ -138,6 +144,7 @@ export class ClaudeAccounts implements ClaudeUsageReader {
       onOrganizationDiscovered: (id, org) => this.rememberOrganization(id, org),
     });
     this.login = new ClaudeLoginFlow({ clock: d.clock, http: this.http, config, loopbackHost: d.loopbackHost });
+    if (d.team?.enabled && d.teamIds) shareClaudeAccounts({ team: d.team, teamIds: d.teamIds, clock: d.clock, lane: this.lane, reset: this.reset });
     this.offs.push(this.lane.onChange(() => this.changed()));
     this.offs.push(this.reset.onChange(() => this.changed()));
     this.offs.push(d.registry.onChange((kind, ids) => kind === 'config' && this.sync(ids)));

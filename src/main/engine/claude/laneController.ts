@@ -13,10 +13,20 @@ export interface LaneView {
   lastEnd: { reason: LaneEndReason; at: number } | null;
 }
 
+export type LaneEnd = { reason: LaneEndReason; at: number };
+
+/**
+ * Team mode (issue 26): told of each lane change an event made here (not of lanes applied from the
+ * team, nor of a lane forgotten because of this instance's configuration).
+ */
+export type LaneObserver = (connectionId: string, state: LaneState, lastEnd: LaneEnd | null) => void;
+
 export class LaneController {
   private readonly lanes = new Map<string, LaneState>();
-  private readonly lastEnds = new Map<string, { reason: LaneEndReason; at: number }>();
+  private readonly lastEnds = new Map<string, LaneEnd>();
   private readonly listeners = new Set<(connectionId: string) => void>();
+  /** Team mode: publishes local changes (null: alone). */
+  observer: LaneObserver | null = null;
 
   /** R-CLA-06: true while requests on this connection carry `anthropic-usage-limit: slow`. */
   isActive(connectionId: string, now: number): boolean {
@@ -40,8 +50,22 @@ export class LaneController {
     if (r.state.kind === 'idle') this.lanes.delete(connectionId);
     else this.lanes.set(connectionId, r.state);
     if (r.ended) this.lastEnds.set(connectionId, { reason: r.ended, at: now });
-    if (r.state !== before) for (const fn of this.listeners) fn(connectionId);
+    if (r.state !== before) {
+      for (const fn of this.listeners) fn(connectionId);
+      this.observer?.(connectionId, r.state, this.lastEnds.get(connectionId) ?? null);
+    }
     return r.decision;
+  }
+
+  /**
+   * Team mode: the lane another instance holds for this account (every instance then sends the
+   * slow header, and none cools the account on the limit 429 the lane answers). Not published again.
+   */
+  applyRemote(connectionId: string, state: LaneState, lastEnd: LaneEnd | null): void {
+    if (state.kind === 'idle') this.lanes.delete(connectionId);
+    else this.lanes.set(connectionId, state);
+    if (lastEnd) this.lastEnds.set(connectionId, lastEnd);
+    for (const fn of this.listeners) fn(connectionId);
   }
 
   view(connectionId: string, now: number): LaneView {

@@ -3,7 +3,9 @@
 // Memo per connection, in memory: after a reset, `already_used` or `not_offered`, no new attempt
 // before `next_available_at` (default one week; after a reset at least one week, R-CLA-21); after
 // an error, a progressive backoff (15 min doubling, at most 4 h). Concurrent limit 429s on one
-// connection share one attempt.
+// connection share one attempt. In team mode (issue 26) the attempt is a single flight across the
+// team: the instance that claims it calls, publishes the memo, and gives the claim back; an
+// instance that finds the claim held waits (a bounded time) for that memo and answers from it.
 import type { Clock } from '../clock';
 import {
   AccountApiError,
@@ -85,6 +87,41 @@ export function memoAfter(
   }
 }
 
+/** Team mode: how long the instance that claimed a reset may take before another may try. */
+export const RESET_CLAIM_TTL_MS = 60_000;
+/** Team mode: how long a request waits for the outcome of a reset another instance makes. */
+export const RESET_TEAM_WAIT_MS = 10_000;
+
+/** Team mode (issue 26): what the reset needs from the team (a claim, and the shared memo). */
+export interface ResetTeam {
+  /** The account's id in the team (null: this account is not shared). */
+  teamIdOf(connectionId: string): string | null;
+  /** A claim owner for one attempt. */
+  owner(): string;
+  claim(name: string, owner: string, ttlMs: number): Promise<'granted' | 'held' | 'local'>;
+  release(name: string, owner: string): Promise<void>;
+  /** This instance changed the account's memo: the team gets it. */
+  publish(teamId: string, memo: ResetMemo): void;
+}
+
+/** The outcome a memo written by another instance's attempt stands for. */
+export function outcomeOfMemo(m: ResetMemo, now: number): ResetOutcome {
+  switch (m.lastResult) {
+    case 'reset':
+    case 'not_limited':
+      return { kind: m.lastResult };
+    case 'already_used':
+    case 'not_offered':
+      return { kind: m.lastResult, nextAvailableAt: m.nextAvailableAt ?? now };
+    case 'error':
+      return { kind: 'error', message: m.lastError ?? 'the limit reset failed', backoffUntil: m.backoffUntil ?? now };
+    default: {
+      const gate = resetGate(m, now);
+      return gate.ok ? { kind: 'skipped', until: now, why: 'memo' } : { kind: 'skipped', until: gate.until, why: gate.why };
+    }
+  }
+}
+
 export interface ResetRequest {
   connectionId: string;
   /** Origin of the account API (accountApiBase). */
@@ -116,8 +153,16 @@ export class LimitResetService {
   private readonly inflight = new Map<string, Promise<ResetOutcome>>();
   private readonly discoveredOrg = new Map<string, string>();
   private readonly listeners = new Set<(connectionId: string) => void>();
+  /** Team mode: requests waiting for another instance's reset outcome, by connection. */
+  private readonly waiters = new Map<string, Set<(m: ResetMemo) => void>>();
+  private team: ResetTeam | null = null;
 
   constructor(private readonly deps: LimitResetDeps) {}
+
+  /** Team mode: the reset becomes a single flight across the team, its memo shared. */
+  share(team: ResetTeam): void {
+    this.team = team;
+  }
 
   /** One reset attempt (or the memo's answer). Concurrent callers for one connection share it. */
   tryReset(req: ResetRequest): Promise<ResetOutcome> {
@@ -126,7 +171,7 @@ export class LimitResetService {
     if (!gate.ok) return Promise.resolve({ kind: 'skipped', until: gate.until, why: gate.why });
     let p = this.inflight.get(req.connectionId);
     if (!p) {
-      p = this.run(req).finally(() => this.inflight.delete(req.connectionId));
+      p = (this.team ? this.runOnce(req, this.team) : this.run(req)).finally(() => this.inflight.delete(req.connectionId));
       this.inflight.set(req.connectionId, p);
     }
     return p;
@@ -143,6 +188,14 @@ export class LimitResetService {
     this.discoveredOrg.delete(connectionId);
   }
 
+  /** Team mode: the memo another instance wrote for this account (its attempt's outcome). Not published again. */
+  applyRemote(connectionId: string, memo: ResetMemo): void {
+    this.memos.set(connectionId, memo);
+    for (const fn of this.listeners) fn(connectionId);
+    const waiting = this.waiters.get(connectionId);
+    if (waiting) for (const fn of [...waiting]) fn(memo);
+  }
+
   onChange(fn: (connectionId: string) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
@@ -152,7 +205,65 @@ export class LimitResetService {
     const m = memoAfter(this.memos.get(id) ?? EMPTY_MEMO, r, this.deps.clock.now());
     this.memos.set(id, m);
     for (const fn of this.listeners) fn(id);
+    const teamId = this.team?.teamIdOf(id) ?? null;
+    if (teamId !== null) this.team!.publish(teamId, m);
     return m;
+  }
+
+  /**
+   * Team mode: one attempt across the team. The claim's holder calls (after looking at the memo
+   * again: another instance may have just written it); the others wait for its memo.
+   */
+  private async runOnce(req: ResetRequest, team: ResetTeam): Promise<ResetOutcome> {
+    const teamId = team.teamIdOf(req.connectionId);
+    if (teamId === null) return this.run(req);
+    const name = `claude.reset:${teamId}`;
+    const owner = team.owner();
+    // Listening before asking: the holder's memo may arrive while the claim is answered.
+    const remote = this.awaitMemo(req.connectionId);
+    const claim = await team.claim(name, owner, RESET_CLAIM_TTL_MS);
+    if (claim === 'held') return remote.outcome;
+    remote.cancel();
+    try {
+      const now = this.deps.clock.now();
+      const gate = resetGate(this.memos.get(req.connectionId) ?? EMPTY_MEMO, now);
+      if (!gate.ok) {
+        // An attempt that just ended elsewhere answers for this one (a reset: retry at normal speed).
+        const m = this.memos.get(req.connectionId);
+        const fresh = m !== undefined && m.lastAttemptAt !== null && now - m.lastAttemptAt < RESET_CLAIM_TTL_MS;
+        return fresh ? outcomeOfMemo(m, now) : { kind: 'skipped', until: gate.until, why: gate.why };
+      }
+      return await this.run(req);
+    } finally {
+      if (claim === 'granted') void team.release(name, owner);
+    }
+  }
+
+  /** The next memo the team writes for this account, or a skip after RESET_TEAM_WAIT_MS. */
+  private awaitMemo(id: string): { outcome: Promise<ResetOutcome>; cancel: () => void } {
+    const { clock } = this.deps;
+    let done!: (o: ResetOutcome) => void;
+    const outcome = new Promise<ResetOutcome>((resolve) => (done = resolve));
+    let set = this.waiters.get(id);
+    if (!set) this.waiters.set(id, (set = new Set()));
+    const waiting = set;
+    let cancelTimer: () => void = () => {};
+    const stop = () => {
+      cancelTimer();
+      waiting.delete(onMemo);
+      if (waiting.size === 0 && this.waiters.get(id) === waiting) this.waiters.delete(id);
+    };
+    const onMemo = (m: ResetMemo) => {
+      stop();
+      done(outcomeOfMemo(m, clock.now()));
+    };
+    waiting.add(onMemo);
+    cancelTimer = clock.setTimer(() => {
+      stop();
+      // No word from the holder in time: as if skipped (another instance is on it).
+      done({ kind: 'skipped', until: clock.now() + RESET_CLAIM_TTL_MS, why: 'memo' });
+    }, RESET_TEAM_WAIT_MS);
+    return { outcome, cancel: stop };
   }
 
   private fail(id: string, message: string): ResetOutcome {

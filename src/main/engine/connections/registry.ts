@@ -17,7 +17,7 @@ import { ApiError, badInput, notFound } from '../errors';
 import type { Clock } from '../clock';
 import type { SecretRedactor } from '../logger';
 import { maskSecret, type SecretBox } from '../secrets/secretBox';
-import { emptyHealth, type ConnectionRecord, type ConnectionsRepo } from '../store/connectionsRepo';
+import { emptyHealth, type ConnectionHealthState, type ConnectionRecord, type ConnectionsRepo } from '../store/connectionsRepo';
 
 export type { ConnectionRecord } from '../store/connectionsRepo';
 
@@ -345,6 +345,25 @@ export class ConnectionRegistry {
   /** Persists health fields after the resilience layer changed them in place. */
   saveHealth(ids: string[]): void {
     const recs = ids.map((id) => this.byId.get(id)).filter((c): c is ConnectionRecord => !!c);
+    if (recs.length === 0) return;
+    if (recs.length === 1) this.repo.saveHealth(recs[0]!);
+    else this.repo.saveHealthMany(recs);
+    this.notify('health', recs.map((r) => r.id));
+  }
+
+  /**
+   * Team mode (issue 26): health another instance published, written into each record in place
+   * (in-flight attempts hold the record), persisted here and announced like a local change. It is
+   * not published again: the team layer publishes from the resilience layer's writes, not from here.
+   */
+  applyHealth(updates: readonly { id: string; health: Partial<ConnectionHealthState> }[]): void {
+    const recs: ConnectionRecord[] = [];
+    for (const u of updates) {
+      const c = this.byId.get(u.id);
+      if (!c) continue;
+      Object.assign(c.health, u.health);
+      recs.push(c);
+    }
     if (recs.length === 0) return;
     if (recs.length === 1) this.repo.saveHealth(recs[0]!);
     else this.repo.saveHealthMany(recs);

@@ -174,16 +174,22 @@ function cool(
   };
 }
 
+/** Why and until when a connection is held for another connection's failure (holdUntil). */
+export interface HoldEvent {
+  until: number;
+  reason: string;
+  status: number | null;
+  message: string;
+  now: number;
+}
+
 /**
  * Holds a connection out of routing until `until` because of another connection's failure (the
  * egress-bucketed siblings of R-EGR-01, a provider-scoped error rule): never shortens a longer
  * cooldown, never touches a terminal state (R-EGR-08, R-PER-17), keeps the backoff level. Returns
  * the same object when nothing changes.
  */
-export function holdUntil(
-  h: ConnectionHealthState,
-  e: { until: number; reason: string; status: number | null; message: string; now: number },
-): ConnectionHealthState {
+export function holdUntil(h: ConnectionHealthState, e: HoldEvent): ConnectionHealthState {
   if (isTerminalStatus(h.testStatus)) return h;
   if (e.until <= e.now || (h.rateLimitedUntil !== null && h.rateLimitedUntil >= e.until)) return h;
   return {

@@ -50,6 +50,8 @@ export function clearCooldowns(
    * key-level breaker hold) forget it too; true when that lifted something.
    */
   onCleared: (connectionId: string) => boolean | void = () => {},
+  /** Persists the cleared connections' health (team mode: and publishes the clear). */
+  saveHealth: (ids: string[]) => void = (ids) => registry.saveHealth(ids),
 ): ClearCooldownsResult {
   let targets: ConnectionRecord[];
   if ('connectionIds' in input) {
@@ -84,6 +86,6 @@ export function clearCooldowns(
     if (healthChanged || locks > 0 || lifted) result.cleared.push(c.id);
     else result.unchanged.push(c.id);
   }
-  if (changed.length) registry.saveHealth(changed);
+  if (changed.length) saveHealth(changed);
   return result;
 }

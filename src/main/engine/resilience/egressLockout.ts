@@ -23,6 +23,8 @@ export interface EgressHistory {
   lastKnown(connectionId: string, now: number): string | null;
   /** The last known egress IP of each of these connections that has one. */
   lastKnownOf(connectionIds: readonly string[], now: number): Map<string, string>;
+  /** Team mode: told when a probe learns a connection's egress IP (a team lockout on that IP may hold it). */
+  onLearnt?(fn: (connectionId: string, ip: string) => void): () => void;
 }
 
 const FAMILY: ReadonlySet<string> = new Set(EGRESS_BUCKETED_LOCK_PROVIDERS);

@@ -85,8 +85,16 @@ export interface LockRequest {
   hintUntil?: number;
 }
 
+/**
+ * Team mode (issue 26): told of every change made here (not of records applied from the team), with
+ * the entry's key; `join` for a lock set or extended, `set` for one decayed or removed.
+ */
+export type LockObserver = (connectionId: string, scope: LockoutScope, key: string, entry: LockEntry | null, op: 'join' | 'set') => void;
+
 export class ModelLockouts {
   private readonly byConn = new Map<string, ConnLocks>();
+  /** Team mode: publishes local changes (null: alone). */
+  observer: LockObserver | null = null;
 
   constructor(private readonly changed: () => void) {}
 
@@ -169,6 +177,7 @@ export class ModelLockouts {
     };
     map.set(family, entry);
     this.changed();
+    this.observer?.(t.connectionId, c.scope, family, entry, 'join');
     return entry;
   }
 
@@ -186,6 +195,7 @@ export class ModelLockouts {
       const extended = { ...prev, expiresAt: req.hintUntil, forgetAt: Math.max(prev.forgetAt, req.hintUntil + req.escalationWindowMs) };
       map.set(key, extended);
       this.changed();
+      this.observer?.(t.connectionId, req.scope, key, extended, 'join');
       return extended;
     }
     const count = prev && now < prev.forgetAt ? prev.failureCount + 1 : 1;
@@ -208,6 +218,7 @@ export class ModelLockouts {
     };
     map.set(key, entry);
     this.changed();
+    this.observer?.(t.connectionId, req.scope, key, entry, 'join');
     return entry;
   }
 
@@ -234,6 +245,7 @@ export class ModelLockouts {
     };
     map.set(t.model, entry);
     this.changed();
+    this.observer?.(t.connectionId, 'exact', t.model, entry, 'join');
     return entry;
   }
 
@@ -244,10 +256,16 @@ export class ModelLockouts {
   onSuccess(provider: string, connectionId: string, model: string, now: number): void {
     const locks = this.byConn.get(connectionId);
     if (locks === undefined) return;
-    let changed = decay(locks.exact, model, now);
-    if (locks.family.size > 0) changed = decay(locks.family, quotaFamilyOf(provider, model), now) || changed;
+    const family = locks.family.size > 0 ? quotaFamilyOf(provider, model) : null;
+    const exact = decay(locks.exact, model, now);
+    const fam = family !== null && decay(locks.family, family, now);
     this.dropIfEmpty(connectionId, locks);
-    if (changed) this.changed();
+    if (!exact && !fam) return;
+    this.changed();
+    if (this.observer) {
+      if (exact) this.observer(connectionId, 'exact', model, locks.exact.get(model) ?? null, 'set');
+      if (fam && family !== null) this.observer(connectionId, 'family', family, locks.family.get(family) ?? null, 'set');
+    }
   }
 
   /** Active locks, soonest expiry first. Forgotten entries are pruned here. */
@@ -290,6 +308,10 @@ export class ModelLockouts {
     const active = [...locks.exact.values(), ...locks.family.values()].filter((e) => e.expiresAt > now).length;
     this.byConn.delete(connectionId);
     this.changed();
+    if (this.observer) {
+      for (const k of locks.exact.keys()) this.observer(connectionId, 'exact', k, null, 'set');
+      for (const k of locks.family.keys()) this.observer(connectionId, 'family', k, null, 'set');
+    }
     return active;
   }
 
@@ -298,11 +320,13 @@ export class ModelLockouts {
     const locks = this.byConn.get(connectionId);
     if (!locks) return 0;
     let removed = 0;
-    for (const map of [locks.exact, locks.family]) {
+    for (const scope of ['exact', 'family'] as const) {
+      const map = locks[scope];
       for (const [k, e] of map) {
         if (e.provider !== provider) continue;
         if (e.model === model || e.family === model || (e.scope === 'family' && e.family === quotaFamilyOf(provider, model))) {
           map.delete(k);
+          this.observer?.(connectionId, scope, k, null, 'set');
           if (e.expiresAt > now) removed++;
         }
       }
@@ -331,6 +355,21 @@ export class ModelLockouts {
 
   forgetConnection(connectionId: string): void {
     if (this.byConn.delete(connectionId)) this.changed();
+  }
+
+  /**
+   * Team mode: a lockout another instance published (null: it is gone), held here as it came; the
+   * dashboard is told, nothing is published again.
+   */
+  applyRemote(connectionId: string, scope: LockoutScope, key: string, entry: LockEntry | null): void {
+    if (entry === null) {
+      const locks = this.byConn.get(connectionId);
+      if (!locks || !locks[scope].delete(key)) return;
+      this.dropIfEmpty(connectionId, locks);
+    } else {
+      this.locksFor(connectionId)[scope].set(key, entry);
+    }
+    this.changed();
   }
 
   toView(e: LockEntry, connectionName: string): ModelLockoutView {

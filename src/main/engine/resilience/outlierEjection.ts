@@ -138,8 +138,13 @@ export interface Ejection {
 const NONE: readonly Ejection[] = Object.freeze([]);
 
 /** The outlier records of every provider's connections (process memory; ejections persist in health). */
+/** Team mode (issue 26): told of every record changed here (null: forgotten after a success or a clear). */
+export type OutlierObserver = (provider: string, connectionId: string, record: OutlierRecord | null) => void;
+
 export class OutlierDetector {
   private readonly byProvider = new Map<string, Map<string, OutlierRecord>>();
+  /** Team mode: publishes local changes (null: alone). */
+  observer: OutlierObserver | null = null;
   /** provider -> connection -> time of its last success. */
   private readonly lastSuccess = new Map<string, Map<string, number>>();
   /** connection -> successes in a row since its last 5xx / transport failure. */
@@ -203,6 +208,7 @@ export class OutlierDetector {
     this.streaks.delete(connectionId);
     const out = onOutlierFailure(recs.get(connectionId) ?? CLEAN_OUTLIER, now, siblingSucceeding, this.settings());
     recs.set(connectionId, out.record);
+    this.observer?.(provider, connectionId, out.record);
     return out.ejectMs !== null ? { connectionId, ms: out.ejectMs, record: out.record } : null;
   }
 
@@ -221,8 +227,13 @@ export class OutlierDetector {
     const own = recs.get(connectionId);
     if (own !== undefined) {
       const next = onOutlierSuccess(own, now);
-      if (forgettable(next, now, s)) recs.delete(connectionId);
-      else if (next !== own) recs.set(connectionId, next);
+      if (forgettable(next, now, s)) {
+        recs.delete(connectionId);
+        this.observer?.(provider, connectionId, null);
+      } else if (next !== own) {
+        recs.set(connectionId, next);
+        this.observer?.(provider, connectionId, next);
+      }
     }
     if (recs.size === 0) {
       this.byProvider.delete(provider);
@@ -234,6 +245,7 @@ export class OutlierDetector {
       const res = onSiblingSuccess(r, now, s);
       if (res.ejectMs === null) continue;
       recs.set(id, res.record);
+      this.observer?.(provider, id, res.record);
       (out ??= []).push({ connectionId: id, ms: res.ejectMs, record: res.record });
     }
     return out ?? NONE;
@@ -241,14 +253,34 @@ export class OutlierDetector {
 
   /** The operator cleared the connection (cooldown manager, passing test): forget its record. */
   clear(connectionId: string): void {
-    for (const [p, recs] of this.byProvider) {
-      if (recs.delete(connectionId) && recs.size === 0) this.byProvider.delete(p);
-    }
+    for (const p of this.drop(connectionId)) this.observer?.(p, connectionId, null);
   }
 
-  /** The connection is gone (or changed provider). */
+  private drop(connectionId: string): string[] {
+    const from: string[] = [];
+    for (const [p, recs] of this.byProvider) {
+      if (!recs.delete(connectionId)) continue;
+      from.push(p);
+      if (recs.size === 0) this.byProvider.delete(p);
+    }
+    return from;
+  }
+
+  /** Team mode: a record another instance published (null: forgotten there); nothing is published again. */
+  applyRemote(provider: string, connectionId: string, r: OutlierRecord | null): void {
+    if (r === null) {
+      const recs = this.byProvider.get(provider);
+      if (recs?.delete(connectionId) && recs.size === 0) this.byProvider.delete(provider);
+      return;
+    }
+    let recs = this.byProvider.get(provider);
+    if (recs === undefined) this.byProvider.set(provider, (recs = new Map()));
+    recs.set(connectionId, r);
+  }
+
+  /** The connection is gone (or changed provider): a local matter, never the team's. */
   forget(connectionId: string): void {
-    this.clear(connectionId);
+    this.drop(connectionId);
     this.streaks.delete(connectionId);
     for (const [p, successes] of this.lastSuccess) {
       if (successes.delete(connectionId) && successes.size === 0) this.lastSuccess.delete(p);

@@ -23,6 +23,7 @@ import {
   parseBreakerRecord,
   settle,
   stateAt,
+  windowSize,
   type BreakerProfile,
   type BreakerRecord,
 } from './providerBreaker';
@@ -37,6 +38,12 @@ interface ProbeClaim {
   claimedAt: number;
 }
 
+/**
+ * Team mode (issue 26): told of every record change made here that is persisted (a failure, a
+ * state change, a reset; null: the record is gone), `join` for a failure, `set` otherwise.
+ */
+export type BreakerObserver = (provider: string, record: BreakerRecord | null, op: 'join' | 'set') => void;
+
 export interface BreakerProfiles {
   classOf(provider: string): AuthClass;
   profile(cls: AuthClass): BreakerProfile;
@@ -49,6 +56,12 @@ export class ProviderBreakers {
   /** When any connection of each provider last succeeded (process memory). */
   private readonly lastSuccess = new Map<string, number>();
   private readonly probes = new Map<string, ProbeClaim>();
+  /** Team mode: providers whose probe another instance holds, until when we believe so. */
+  private readonly probesElsewhere = new Map<string, number>();
+  /** Team mode: publishes local changes (null: alone). */
+  observer: BreakerObserver | null = null;
+  /** Team mode: an operator lifted a key-level hold here. */
+  onKeyReleased: ((provider: string, connectionId: string) => void) | null = null;
 
   constructor(
     private readonly repo: Pick<BreakersRepo, 'all' | 'save' | 'delete'>,
@@ -94,7 +107,8 @@ export class ProviderBreakers {
 
   private probeBusy(provider: string, now: number): boolean {
     const c = this.probes.get(provider);
-    return c !== undefined && now - c.claimedAt < PROBE_CLAIM_TTL_MS;
+    if (c !== undefined && now - c.claimedAt < PROBE_CLAIM_TTL_MS) return true;
+    return this.probesElsewhere.size > 0 && (this.probesElsewhere.get(provider) ?? 0) > now;
   }
 
   /**
@@ -147,6 +161,20 @@ export class ProviderBreakers {
     return this.probes.get(target.conn.provider)?.holder === target;
   }
 
+  /** Does this attempt hold its provider's probe (beginAttempt just gave it)? */
+  claimedBy(target: Target): boolean {
+    return this.probes.size > 0 && this.holds(target);
+  }
+
+  /**
+   * Team mode: another instance holds this provider's probe; until `until` this instance answers
+   * like a busy probe without asking the team again.
+   */
+  probeElsewhere(provider: string, until: number): void {
+    this.probesElsewhere.set(provider, until);
+    this.changed();
+  }
+
   /** Releases the probe if this attempt holds it (abandoned, or ended with a non-provider error). */
   release(target: Target): void {
     if (this.holds(target)) {
@@ -170,7 +198,7 @@ export class ProviderBreakers {
     // A key-level record also changes on a failure that is not the probe's: that keeps the claim.
     const reopened = next.state === 'OPEN' && (r.state !== 'OPEN' || next.openedAt !== r.openedAt);
     if (probe || reopened || (next !== r && r.state !== 'OPEN')) this.probes.delete(provider);
-    this.store(provider, r, next, true);
+    this.store(provider, r, next, true, 'join');
   }
 
   /** Fast when nothing is stored for the provider (the common case). */
@@ -182,13 +210,13 @@ export class ProviderBreakers {
     if (r.state === 'CLOSED' && r.window.length === 0) return;
     const next = onProviderSuccess(r, now, target.conn.id, this.profileOf(provider));
     if (next.state !== 'OPEN') this.probes.delete(provider);
-    this.store(provider, r, next, next.state !== r.state || next.failures !== r.failures);
+    this.store(provider, r, next, next.state !== r.state || next.failures !== r.failures, 'set');
   }
 
   connectionTestOk(provider: string, now: number): void {
     const r = this.records.get(provider);
     if (r === undefined) return;
-    this.store(provider, r, onConnectionTestOk(r, now, this.profileOf(provider)), true);
+    this.store(provider, r, onConnectionTestOk(r, now, this.profileOf(provider)), true, 'set');
   }
 
   /** Resets one provider's breaker, or every breaker. Returns the providers reset. */
@@ -199,8 +227,10 @@ export class ProviderBreakers {
       this.records.delete(p);
       this.implicated.delete(p);
       this.probes.delete(p);
+      this.probesElsewhere.delete(p);
       this.lastSuccess.delete(p);
       if (had) this.repo.delete(p);
+      this.observer?.(p, null, 'set');
     }
     this.changed();
     return targets;
@@ -233,11 +263,57 @@ export class ProviderBreakers {
     const r = this.records.get(provider);
     const implicated = this.implicated.get(provider);
     if (r === undefined || r.state !== 'OPEN' || r.wide || implicated === undefined || !implicated.has(connectionId)) return false;
+    this.unhold(provider, connectionId);
+    this.onKeyReleased?.(provider, connectionId);
+    return true;
+  }
+
+  private unhold(provider: string, connectionId: string): boolean {
+    const implicated = this.implicated.get(provider);
+    if (implicated === undefined || !implicated.has(connectionId)) return false;
     const next = new Map(implicated);
     next.delete(connectionId);
     this.implicated.set(provider, next);
     this.changed();
     return true;
+  }
+
+  /** Team mode: the stored record of a provider (undefined: none, i.e. CLOSED and empty). */
+  record(provider: string): BreakerRecord | undefined {
+    return this.records.get(provider);
+  }
+
+  /** Team mode: how many outcomes this provider's window keeps. */
+  windowCap(provider: string): number {
+    return windowSize(this.profileOf(provider));
+  }
+
+  /**
+   * Team mode: a record another instance published (null: reset there), held and persisted here as
+   * a local change would be, and announced; nothing is published again.
+   */
+  applyRemote(provider: string, r: BreakerRecord | null): void {
+    if (r === null || (r.state === 'CLOSED' && r.window.length === 0 && r.lastFailureAt === null)) {
+      const had = this.records.delete(provider);
+      this.implicated.delete(provider);
+      if (r === null) {
+        this.probes.delete(provider);
+        this.probesElsewhere.delete(provider);
+      }
+      if (had) this.repo.delete(provider);
+    } else {
+      this.put(provider, r);
+      this.repo.save(provider, r);
+    }
+    // Not OPEN any more: no probe to wait for.
+    if (r === null || r.state !== 'OPEN') this.probesElsewhere.delete(provider);
+    this.changed();
+  }
+
+  /** Team mode: an operator lifted this key's key-level hold on another instance. */
+  applyKeyRelease(provider: string, connectionId: string): void {
+    const r = this.records.get(provider);
+    if (r !== undefined && r.state === 'OPEN' && !r.wide) this.unhold(provider, connectionId);
   }
 
   providers(): Iterable<string> {
@@ -274,12 +350,13 @@ export class ProviderBreakers {
     else this.implicated.delete(provider);
   }
 
-  private store(provider: string, before: BreakerRecord, next: BreakerRecord, persist: boolean): void {
+  private store(provider: string, before: BreakerRecord, next: BreakerRecord, persist: boolean, op: 'join' | 'set'): void {
     if (next === before) return;
     if (next.state !== before.state || (before.state === 'OPEN' && next.state === 'OPEN' && next.openedAt !== before.openedAt)) {
       this.log?.info('breaker.transition', { provider, from: before.state, to: next.state, failures: next.failures });
     }
-    if (next.state === 'CLOSED' && next.window.length === 0 && next.lastFailureAt === null) {
+    const gone = next.state === 'CLOSED' && next.window.length === 0 && next.lastFailureAt === null;
+    if (gone) {
       this.records.delete(provider);
       this.implicated.delete(provider);
       this.repo.delete(provider);
@@ -287,6 +364,10 @@ export class ProviderBreakers {
       this.put(provider, next);
       if (persist) this.repo.save(provider, next);
     }
-    if (persist) this.changed();
+    if (next.state !== 'OPEN' && this.probesElsewhere.size > 0) this.probesElsewhere.delete(provider);
+    if (persist) {
+      this.changed();
+      this.observer?.(provider, gone ? null : next, op);
+    }
   }
 }

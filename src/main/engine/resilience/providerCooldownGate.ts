@@ -25,8 +25,13 @@ export function gateOnFailure(e: GateEntry | undefined, now: number, p: WindowGa
   return { failures: recent.slice(-p.failureThreshold), coolingUntil: null };
 }
 
+/** Team mode (issue 26): told of every change made here (null: the entry is gone); `join` for a failure. */
+export type GateObserver = (provider: string, entry: GateEntry | null, op: 'join' | 'set') => void;
+
 export class ProviderCooldownGate {
   private readonly entries = new Map<string, GateEntry>();
+  /** Team mode: publishes local changes (null: alone). */
+  observer: GateObserver | null = null;
 
   constructor(
     private readonly profileOf: (provider: string) => WindowGateProfile,
@@ -55,6 +60,7 @@ export class ProviderCooldownGate {
     if (next === before) return;
     this.entries.set(provider, next);
     if (next.coolingUntil !== null && before?.coolingUntil !== next.coolingUntil) this.changed();
+    this.observer?.(provider, next, 'join');
   }
 
   /** R-PCW-05: a success clears the window (and any cooling). */
@@ -64,12 +70,33 @@ export class ProviderCooldownGate {
     if (!e) return;
     this.entries.delete(provider);
     if (e.coolingUntil !== null) this.changed();
+    this.observer?.(provider, null, 'set');
   }
 
   reset(provider?: string): void {
+    const gone = provider === undefined ? [...this.entries.keys()] : this.entries.has(provider) ? [provider] : [];
     if (provider === undefined) this.entries.clear();
     else this.entries.delete(provider);
     this.changed();
+    for (const p of gone) this.observer?.(p, null, 'set');
+  }
+
+  /** Team mode: the entry held for a provider. */
+  entry(provider: string): GateEntry | undefined {
+    return this.entries.get(provider);
+  }
+
+  /** Team mode: how many failure times an entry keeps for this provider. */
+  cap(provider: string): number {
+    return Math.max(1, this.profileOf(provider).failureThreshold);
+  }
+
+  /** Team mode: an entry another instance published (null: gone there); announced, not published again. */
+  applyRemote(provider: string, e: GateEntry | null): void {
+    const before = this.entries.get(provider);
+    if (e === null) this.entries.delete(provider);
+    else this.entries.set(provider, e);
+    if ((before?.coolingUntil ?? null) !== (e?.coolingUntil ?? null)) this.changed();
   }
 
   providers(): Iterable<string> {

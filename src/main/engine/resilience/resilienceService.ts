@@ -7,6 +7,7 @@
 // connection cooldown, or every connection of the provider), and the egress-bucketed branch (§7c)
 // cools the siblings that share the failing connection's egress IP.
 import type { AuthClass, BreakerView, ModelLockoutView } from '../../../shared/model';
+import type { Clock } from '../clock';
 import { isTerminalStatus } from '../../../shared/model';
 import { limiterScopeOf } from '../admission/limiterScope';
 import type { ConnectionRecord, ConnectionRegistry } from '../connections/registry';
@@ -17,7 +18,7 @@ import { effectiveFor } from '../settings/resolve';
 import type { SettingsService } from '../settings/settingsService';
 import type { BreakersRepo } from '../store/breakersRepo';
 import { classifyFailure, type CooldownRule, type FailureClass } from './classifyFailure';
-import { holdUntil, markedHealth, onConnectionFailure, onConnectionSuccess, operatorReset, rateLimitCooldown, type CooldownSettings } from './connectionCooldown';
+import { holdUntil, markedHealth, onConnectionFailure, onConnectionSuccess, operatorReset, rateLimitCooldown, type CooldownSettings, type HoldEvent } from './connectionCooldown';
 import { egressBranchApplies, egressSiblings, EGRESS_QUOTA_COOLDOWN_MS, familyOthers, type EgressHistory } from './egressLockout';
 import { ErrorRuleRegistry } from './errorRuleRegistry';
 import { clearCooldowns, cooldownsView } from './cooldownManager';
@@ -35,6 +36,10 @@ import { ProviderBreakers } from './providerBreakers';
 import { ProviderCooldownGate, type WindowGateProfile } from './providerCooldownGate';
 import { quotaFamilyOf } from './quotaFamily';
 import { RecentFailures } from './recentFailures';
+import type { ShareOp } from './shared/records';
+import { ResilienceTeam, type ClaimKind } from './shared/teamShare';
+import type { Team } from '../team';
+import type { TeamIdentity } from '../team/identity';
 import { meteredPerAccount, type Metering } from './rateLimitScope';
 import { connectionRetrySeconds, MAX_HINT_COOLDOWN_MS, providerRetrySeconds, rateLimitRetryDelay, type RetryDelay } from './retryDelay';
 
@@ -47,6 +52,13 @@ export interface ResilienceDeps {
   errorRules?: ErrorRuleRegistry;
   /** Last known egress IPs, for the egress-bucketed lockout (absent: only the failing connection cools). */
   egress?: EgressHistory;
+  /**
+   * Team mode (issue 26): the team whose instances share this state, the connections' team ids and
+   * the clock that dates records applied from the team. Absent or off: one process, as before.
+   */
+  team?: Team;
+  teamIds?: Pick<TeamIdentity, 'of' | 'ofId' | 'localIds'>;
+  clock?: Clock;
 }
 
 /**
@@ -61,6 +73,8 @@ const PROBE_IN_FLIGHT_TTL_MS = 10_000;
 
 /** Retry-After for a request that finds a connection's probation call in flight. */
 const PROBATION_RETRY_MS = 1_000;
+/** Retry-After for a request that finds its provider's half-open probe in flight on another instance. */
+const PROBE_BUSY_RETRY_MS = 1_000;
 
 /** How often a success may write lastUsedAt when nothing else about the connection changed. */
 const LAST_USED_PERSIST_MS = 60_000;
@@ -183,6 +197,14 @@ export function createResilience(deps: ResilienceDeps): Resilience {
    * a key that is still bad costs one call per ejection period even under concurrent load.
    */
   const probation = new Map<string, Target>();
+  /** Team mode: connections whose probation call another instance makes, until when we believe so. */
+  const probationElsewhere = new Map<string, number>();
+  const probationBusyElsewhere = (until: number): Exclusion => ({
+    reason: 'cooling_down',
+    until,
+    detail: 'back from an outlier ejection: one call is testing it on another instance of the team',
+    cause: 'outlier_probation',
+  });
   /** When each connection was last probed as a last resort (lastResort). */
   const lastResortAt = new Map<string, number>();
   /** The attempts lastResort picked (beginAttempt lets them past a key-level breaker hold). */
@@ -243,9 +265,11 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     return Math.min(c.hint.ms, MAX_HINT_COOLDOWN_MS);
   };
 
-  const saveHealth = (conn: ConnectionRecord, now: number) => {
+  /** Persists a health change; `op` (team mode): how the team gets it, null for a change that stays here. */
+  const saveHealth = (conn: ConnectionRecord, now: number, op: ShareOp | null) => {
     lastUsedPersisted.set(conn.id, now);
     registry.saveHealth([conn.id]);
+    if (op !== null) share?.publishHealth([conn], op);
   };
 
   /** Connection cooldown / terminal state for one classified failure; returns the cooldown it called for. */
@@ -275,7 +299,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       const becameTerminal = isTerminalStatus(out.health.testStatus) && out.health.testStatus !== h.testStatus;
       Object.assign(h, out.health);
       if (cooled) cooldownSeq.set(conn.id, seq);
-      saveHealth(conn, now);
+      saveHealth(conn, now, 'join');
       if (becameTerminal) log?.warn('connection.terminal', { connectionId: conn.id, provider: conn.provider, status: h.testStatus, reason: c.reason });
     }
     return out.coolMs;
@@ -336,15 +360,16 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     if (next === null) return;
     Object.assign(conn.health, next);
     cooldownSeq.set(conn.id, seq);
-    saveHealth(conn, now);
+    saveHealth(conn, now, 'join');
     log?.info('connection.ejected', { connectionId: conn.id, provider: conn.provider, ms: e.ms, consecutive: e.record.consecutive, ejections: e.record.ejections });
   };
 
   /**
    * Holds other connections out of routing until `until` for this failure (egress siblings, a
    * provider-scoped rule): never a terminal state, never shorter than what runs (holdUntil).
+   * `shared` false (team mode): the hold is this instance's own (an egress IP), not the team's.
    */
-  const holdConnections = (conns: readonly ConnectionRecord[], e: Parameters<typeof holdUntil>[1]): string[] => {
+  const holdConnections = (conns: readonly ConnectionRecord[], e: HoldEvent, shared = true): string[] => {
     const held: string[] = [];
     for (const x of conns) {
       if (x.disableCooling) continue;
@@ -355,7 +380,11 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       lastUsedPersisted.set(x.id, e.now);
       held.push(x.id);
     }
-    if (held.length) registry.saveHealth(held);
+    if (held.length) {
+      registry.saveHealth(held);
+      if (shared) share?.publishHealth(held.map((id) => registry.get(id)!), 'join');
+      else share?.noteLocalHold(held, e);
+    }
     return held;
   };
 
@@ -374,16 +403,22 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     if (until === null || until <= now || !deps.egress) return;
     const ip = deps.egress.lastKnown(conn.id, now);
     if (ip === null) return;
+    // Team mode: the lockout is the IP's; each instance holds the family connections that leave through it there.
+    share?.publishEgress(ip, { until, reason: c.reason, status: c.status, message: f.message.slice(0, 500), provider: conn.provider, from: teamIds?.of(conn) ?? null });
     const others = familyOthers(conn, registry.all());
     if (others.length === 0) return;
     const siblings = egressSiblings(conn, others, ip, deps.egress.lastKnownOf(others.map((x) => x.id), now));
-    const held = holdConnections(siblings, {
-      until,
-      reason: c.reason,
-      status: c.status,
-      message: `shares egress IP ${ip} with ${conn.name}, which was rate-limited (${c.reason})`,
-      now,
-    });
+    const held = holdConnections(
+      siblings,
+      {
+        until,
+        reason: c.reason,
+        status: c.status,
+        message: `shares egress IP ${ip} with ${conn.name}, which was rate-limited (${c.reason})`,
+        now,
+      },
+      false,
+    );
     if (held.length) log?.info('egress.siblings_cooled', { connectionId: conn.id, provider: conn.provider, ip, siblings: held, until });
   };
 
@@ -441,6 +476,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       marked.delete(target);
       attemptSeq.delete(target);
       breakers.release(target);
+      share?.release(target);
       return { reason: pre, failover: true, retryAfterMs: null, hint: null };
     }
     const conn = target.conn;
@@ -538,6 +574,8 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       const ej = outliers.onFailure(conn.provider, conn.id, siblingSucceeding && canEject(conn, now), now);
       if (ej !== null) applyEjection(conn, ej, now);
     }
+    // After the outcome is published, so that the next holder of a claim sees it.
+    share?.release(target);
     return {
       reason: c.reason,
       failover: c.failover,
@@ -616,6 +654,10 @@ export function createResilience(deps: ResilienceDeps): Resilience {
         return { reason: 'cooling_down', until: now + PROBATION_RETRY_MS, detail: 'back from an outlier ejection: one call is testing it', cause: 'outlier_probation' };
       }
     }
+    if (probationElsewhere.size > 0 && ex === null) {
+      const until = probationElsewhere.get(conn.id);
+      if (until !== undefined && until > now) return probationBusyElsewhere(until);
+    }
     return ex;
   };
 
@@ -633,6 +675,56 @@ export function createResilience(deps: ResilienceDeps): Resilience {
   const lockoutViews = (now: number): ModelLockoutView[] =>
     lockouts.list(now).map((e) => lockouts.toView(e, registry.get(e.connectionId)?.name ?? e.connectionId));
 
+  // Team mode (issue 26): the state above shared with the team's other instances.
+  const teamIds = deps.teamIds;
+  const share =
+    deps.team?.enabled && teamIds && deps.clock
+      ? new ResilienceTeam(
+          { team: deps.team, teamIds, clock: deps.clock, log },
+          {
+            registry,
+            lockouts,
+            breakers,
+            gate,
+            outliers,
+            recent,
+            egress: deps.egress,
+            markCooled: (id) => cooldownSeq.set(id, seq),
+            seq: () => seq,
+            holdLocally: (conns, e) => holdConnections(conns, e, false),
+            lockoutsEnabled: () => settings.values['modelLockout.enabled'],
+            lastResortMs: GUESS_PROBE_RATION_MS,
+            changed,
+          },
+        )
+      : null;
+
+  /**
+   * Another instance of the team holds the claim this attempt was given here: the attempt gives
+   * back what it took and is skipped like one that found the claim busy in this process.
+   */
+  const refuseClaim = (target: Target, kind: ClaimKind, now: number): Exclusion => {
+    const conn = target.conn;
+    breakers.release(target);
+    endProbation(target);
+    attemptSeq.delete(target);
+    settleProbe(target);
+    switch (kind) {
+      case 'probe': {
+        const until = now + PROBE_BUSY_RETRY_MS;
+        breakers.probeElsewhere(conn.provider, until);
+        return { reason: 'circuit_open', until, detail: `${conn.provider} breaker is half-open and its one test request is under way on another instance of the team` };
+      }
+      case 'probation': {
+        const until = now + PROBATION_RETRY_MS;
+        probationElsewhere.set(conn.id, until);
+        return probationBusyElsewhere(until);
+      }
+      case 'lastResort':
+        return { reason: 'cooling_down', until: now + GUESS_PROBE_RATION_MS, detail: 'another instance of the team is probing this key right now' };
+    }
+  };
+
   registry.onChange((kind, ids) => {
     if (kind !== 'config') return;
     classes = null;
@@ -640,6 +732,10 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     for (const id of ids) {
       // A changed connection (key, URL, provider) starts a new outlier record.
       outliers.forget(id);
+      probationElsewhere.delete(id);
+      // New credentials reset the health: this instance's own marks and holds went with it.
+      const changed = registry.get(id);
+      if (!changed || !isTerminalStatus(changed.health.testStatus)) share?.forgetLocal(id);
       if (registry.get(id)) continue;
       lockouts.forgetConnection(id);
       cooldownSeq.delete(id);
@@ -730,19 +826,31 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     },
 
     beginAttempt(target, now) {
-      const ex = breakers.beginAttempt(target, now, lastResortPicks.has(target));
+      const guess = lastResortPicks.has(target);
+      const ex = breakers.beginAttempt(target, now, guess);
       if (ex) return ex;
       const conn = target.conn;
+      let tested = false;
       if (outliers.onProbation(conn.provider, conn.id, now)) {
         const holder = probation.get(conn.id);
         if (holder !== undefined && holder !== target) {
           breakers.release(target);
           return { reason: 'cooling_down', until: now + PROBATION_RETRY_MS, detail: 'back from an outlier ejection: one call is testing it', cause: 'outlier_probation' };
         }
+        const elsewhere = probationElsewhere.size > 0 ? probationElsewhere.get(conn.id) : undefined;
+        if (elsewhere !== undefined && elsewhere > now) {
+          breakers.release(target);
+          return probationBusyElsewhere(elsewhere);
+        }
         probation.set(conn.id, target);
+        tested = true;
       }
       attemptSeq.set(target, ++seq);
-      return null;
+      if (share === null) return null;
+      // Team mode: what the local rule just gave this attempt is claimed across the team too.
+      const probe = breakers.claimedBy(target);
+      if (!probe && !tested && !guess) return null;
+      return share.claim(target, { probe, probation: tested, lastResort: guess }).then((refused) => (refused === null ? null : refuseClaim(target, refused, now)));
     },
 
     onSuccess(target, now) {
@@ -758,14 +866,17 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       h.lastUsedAt = now;
       if (next !== h) {
         Object.assign(h, next, { lastUsedAt: now });
-        saveHealth(conn, now);
+        saveHealth(conn, now, 'set');
       } else if (now - (lastUsedPersisted.get(conn.id) ?? 0) >= LAST_USED_PERSIST_MS) {
-        saveHealth(conn, now);
+        // lastUsedAt is each instance's own: nothing for the team.
+        saveHealth(conn, now, null);
       }
       // A sibling whose failure streak already reached N is ejected now that this one succeeds.
       sweepAt = now;
       const ejections = outliers.onSuccess(conn.provider, conn.id, now, canEjectAtSweep);
       for (const e of ejections) applyEjection(registry.get(e.connectionId)!, e, now);
+      // Team claims go back once the outcome is published.
+      share?.release(target);
     },
 
     onFailure,
@@ -775,6 +886,7 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       endProbation(target);
       settleProbe(target);
       breakers.release(target);
+      share?.release(target);
     },
 
     lockModel(target, durationMs, reason, now) {
@@ -788,7 +900,9 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       const next = markedHealth(conn.health, mark, now);
       if (next === conn.health) return;
       Object.assign(conn.health, next);
-      saveHealth(conn, now);
+      // Team mode: a mark is about this instance's sign-in, not the account: it stays here.
+      share?.noteLocalMark(conn.id, mark);
+      saveHealth(conn, now, null);
       if (mark.kind === 'terminal') log?.warn('connection.terminal', { connectionId, provider: conn.provider, status: mark.status, reason: mark.reason });
     },
 
@@ -805,13 +919,25 @@ export function createResilience(deps: ResilienceDeps): Resilience {
     cooldowns: (now, provider) => cooldownsView(registry, lockouts, now, provider),
 
     clearCooldowns: (input, now) =>
-      clearCooldowns(registry, lockouts, input, now, (id) => {
-        outliers.clear(id);
-        probation.delete(id);
-        const conn = registry.get(id);
-        // A key-level breaker hold is ours to lift with the connection; a provider-wide one is not.
-        return conn !== undefined && breakers.releaseKey(conn.provider, id);
-      }),
+      clearCooldowns(
+        registry,
+        lockouts,
+        input,
+        now,
+        (id) => {
+          outliers.clear(id);
+          probation.delete(id);
+          probationElsewhere.delete(id);
+          const conn = registry.get(id);
+          // A key-level breaker hold is ours to lift with the connection; a provider-wide one is not.
+          return conn !== undefined && breakers.releaseKey(conn.provider, id);
+        },
+        (ids) => {
+          registry.saveHealth(ids);
+          // An operator's clear is a change like any other: the team gets it.
+          share?.publishHealth(ids.map((id) => registry.get(id)!), 'set');
+        },
+      ),
 
     healthLayers(now) {
       const failureStreaks: Record<string, number> = {};
@@ -850,10 +976,11 @@ export function createResilience(deps: ResilienceDeps): Resilience {
       if (!conn) return;
       breakers.connectionTestOk(conn.provider, now);
       outliers.clear(conn.id);
+      share?.forgetLocal(conn.id);
       const next = operatorReset(conn.health);
       if (next !== conn.health) {
         Object.assign(conn.health, next);
-        saveHealth(conn, now);
+        saveHealth(conn, now, 'set');
       }
     },
 

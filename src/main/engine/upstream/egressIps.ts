@@ -63,8 +63,15 @@ export interface EgressDeps {
 export class EgressIps implements EgressHistory {
   private readonly cache = new Map<string, Cached>();
   private readonly inflight = new Map<string, Promise<EgressProbeResult>>();
+  private readonly learnt = new Set<(connectionId: string, ip: string) => void>();
 
   constructor(private readonly d: EgressDeps) {}
+
+  /** Told when a probe finds a connection's egress IP (team mode: an IP's lockout may hold it). */
+  onLearnt(fn: (connectionId: string, ip: string) => void): () => void {
+    this.learnt.add(fn);
+    return () => this.learnt.delete(fn);
+  }
 
   /** The IP probed within the last 5 minutes, or null. */
   fresh(connectionId: string, now: number): string | null {
@@ -129,6 +136,7 @@ export class EgressIps implements EgressHistory {
     const done = (ip: string | null, error: string | null): EgressProbeResult => {
       const at = this.d.clock.now();
       this.cache.set(conn.id, { ip, at, error });
+      if (ip !== null) for (const fn of [...this.learnt]) fn(conn.id, ip);
       return { connectionId: conn.id, ip, probedAt: at, error };
     };
     if (url === '') return { connectionId: conn.id, ip: null, probedAt: this.d.clock.now(), error: 'egress.probeUrl is not set (probing is off)' };
