@@ -54,6 +54,7 @@ import { LeaseEndpoint } from './routing/leases/leaseEndpoint';
 import { LeaseRouting } from './routing/leases/leaseRouting';
 import { LatencyTracker } from './routing/latencyTracker';
 import { SessionRouting } from './routing/sessionRouting';
+import { createTeamSessions } from './routing/teamSessions';
 import type { Target } from './routing/target';
 import { TargetSelector } from './routing/selector';
 import { SecretBox, type KeyProvider } from './secrets/secretBox';
@@ -285,8 +286,25 @@ export async function createEngine(o: EngineOptions) {
     exclusion,
     connectionName,
   });
-  const leaseBook = new LeaseBook(new LeasesRepo(db, () => clock.now()), clock);
-  const sessions = new SessionRouting(affinity, new LeaseRouting({ book: leaseBook, clientKey: (id) => clientKeys.get(id), exclusion, connectionName }));
+  const leasesRepo = new LeasesRepo(db, () => clock.now());
+  const leaseBook = new LeaseBook(leasesRepo, clock);
+  // Team mode: pins and leases are the team's (routing/teamSessions.ts); the lease ledger asks it.
+  const teamSessions = team.enabled
+    ? createTeamSessions({
+        team,
+        teamIds,
+        clientKeys,
+        combos,
+        affinity,
+        book: leaseBook,
+        leasesRepo,
+        clock,
+        log: log.child('sessions'),
+        ttlMs: () => settings.values.sessionAffinityTtlMs,
+      })
+    : null;
+  const ledger = teamSessions?.leases;
+  const sessions = new SessionRouting(affinity, new LeaseRouting({ book: leaseBook, ledger, clientKey: (id) => clientKeys.get(id), exclusion, connectionName }));
   registry.onChange((kind, ids) => {
     if (kind !== 'config') return;
     const gone = new Set(ids.filter((id) => !registry.get(id)));
@@ -353,7 +371,7 @@ export async function createEngine(o: EngineOptions) {
     sessions,
     toolLimits: new ToolLimits(),
     prices,
-    leases: new LeaseEndpoint({ book: leaseBook, connection: (id) => registry.get(id), exclusion, clock, log: log.child('leases') }),
+    leases: new LeaseEndpoint({ book: leaseBook, ledger, connection: (id) => registry.get(id), exclusion, clock, log: log.child('leases') }),
     requestLog,
     timeouts,
     redactor,

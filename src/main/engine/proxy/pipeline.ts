@@ -139,7 +139,9 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
   // An OPEN breaker's probe goes to the connection most likely healthy (reorders in place).
   deps.resilience.orderForProbe(plan.order, deps.clock.now());
   // A lease narrows the order to its pool (or refuses); a session's eligible pin goes first.
-  const refused = deps.sessions?.route(call, plan, record, deps.clock.now()) ?? null;
+  // (A promise only for a leased request in team mode whose lease is read from the team first.)
+  const routed = deps.sessions?.route(call, plan, record, deps.clock.now()) ?? null;
+  const refused = routed instanceof Promise ? await routed : routed;
   record.planned(plan);
   if (refused) return record.fail(refused);
   if (plan.order.length === 0) return answerNoRoute(deps, record, plan);

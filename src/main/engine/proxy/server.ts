@@ -180,7 +180,7 @@ export class ProxyServer {
       }
       if (LEASE_PATHS.has(path) && d.leases) {
         if (req.method !== 'POST') throw new ProxyError(405, 'method_not_allowed', `use POST for ${path}`);
-        const answer = JSON.stringify(d.leases.handle(key, parseJsonObject(await readRequestBody(req, LEASE_BODY_MAX_BYTES))));
+        const answer = JSON.stringify(await d.leases.handle(key, parseJsonObject(await readRequestBody(req, LEASE_BODY_MAX_BYTES))));
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer), 'x-switchyard-request-id': requestId });
         res.end(answer);
         return;

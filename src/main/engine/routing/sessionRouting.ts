@@ -9,7 +9,7 @@ import type { AttemptContext, AttemptInterceptor, AttemptOutcome, Dispatch } fro
 import type { ProxyError } from '../proxy/errors';
 import type { InboundCall } from '../proxy/inbound';
 import type { SessionAffinity } from './affinity/sessionAffinity';
-import type { BarrierVerdict, LeaseRouting, SkipNotes } from './leases/leaseRouting';
+import type { BarrierVerdict, LeaseRouted, LeaseRouting, SkipNotes } from './leases/leaseRouting';
 import type { RoutePlan } from './plan';
 import type { Target } from './target';
 
@@ -27,9 +27,17 @@ export class SessionRouting {
     readonly leases: LeaseRouting,
   ) {}
 
-  /** Reorders or narrows `plan.order` in place; a non-null answer is the request's refusal. */
-  route(call: InboundCall, plan: RoutePlan, notes: RouteNotes, now: number): ProxyError | null {
+  /**
+   * Reorders or narrows `plan.order` in place; a non-null answer is the request's refusal. A
+   * promise only for a leased request in team mode whose lease is read from the team first.
+   */
+  route(call: InboundCall, plan: RoutePlan, notes: RouteNotes, now: number): ProxyError | null | Promise<ProxyError | null> {
     const leased = this.leases.route(call, plan, notes, now);
+    if (leased instanceof Promise) return leased.then((l) => this.routed(l, call, plan, notes, now));
+    return this.routed(leased, call, plan, notes, now);
+  }
+
+  private routed(leased: LeaseRouted, call: InboundCall, plan: RoutePlan, notes: RouteNotes, now: number): ProxyError | null {
     if (leased) {
       notes.lease = leased.trace;
       return leased.refused;

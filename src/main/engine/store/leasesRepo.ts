@@ -2,6 +2,9 @@
 // deleted when it ends, so the table's unique indexes hold exactly R-LS-05 (one active lease per
 // owner and per connection). Generations come from one counter (key_value leases/generation), so
 // a generation is never issued twice, not even to an owner that acquires again after a release.
+// In team mode (issue 26) the counter is also raised to every generation the team issued, and the
+// team layer keeps two small records beside it: the changes made while Redis was away, and the
+// epoch of the Redis it last agreed with (routing/sessionTeam.ts).
 import type { Lease } from '../routing/leases/leaseMachine';
 import type { Db } from './db';
 
@@ -65,6 +68,12 @@ export class LeasesRepo {
         `INSERT INTO key_value (namespace, key, value, updated_at) VALUES ('leases', 'generation', ?, ?)
          ON CONFLICT(namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
       ),
+      getState: db.prepare("SELECT value FROM key_value WHERE namespace = 'leases' AND key = ?"),
+      setState: db.prepare(
+        `INSERT INTO key_value (namespace, key, value, updated_at) VALUES ('leases', ?, ?, ?)
+         ON CONFLICT(namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+      ),
+      deleteState: db.prepare("DELETE FROM key_value WHERE namespace = 'leases' AND key = ?"),
     };
   }
 
@@ -80,13 +89,38 @@ export class LeasesRepo {
     this.stmts.delete.run(id);
   }
 
-  /** The next generation (1, 2, 3 … across all leases), counted in the store. */
-  nextGeneration(): number {
+  private lastGeneration(): number {
     const row = this.stmts.generation.get() as { value: string } | undefined;
     const last = row ? Number(JSON.parse(row.value)) : 0;
-    const n = (Number.isSafeInteger(last) && last > 0 ? last : 0) + 1;
+    return Number.isSafeInteger(last) && last > 0 ? last : 0;
+  }
+
+  /** The next generation (1, 2, 3 … across all leases), counted in the store. */
+  nextGeneration(): number {
+    const n = this.lastGeneration() + 1;
     this.stmts.setGeneration.run(JSON.stringify(n), this.now());
     return n;
+  }
+
+  /** Team mode: a generation the team issued; the counter never hands out one at or below it. */
+  raiseGeneration(n: number): void {
+    if (Number.isSafeInteger(n) && n > this.lastGeneration()) this.stmts.setGeneration.run(JSON.stringify(n), this.now());
+  }
+
+  /** A small team-mode record kept beside the leases (JSON), or undefined. */
+  teamState<T>(key: string): T | undefined {
+    const row = this.stmts.getState.get(key) as { value: string } | undefined;
+    if (!row) return undefined;
+    try {
+      return JSON.parse(row.value) as T;
+    } catch {
+      return undefined;
+    }
+  }
+
+  setTeamState(key: string, value: unknown): void {
+    if (value === undefined) this.stmts.deleteState.run(key);
+    else this.stmts.setState.run(key, JSON.stringify(value), this.now());
   }
 
   transaction<T>(fn: () => T): T {

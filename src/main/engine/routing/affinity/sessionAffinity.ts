@@ -11,6 +11,12 @@
 // so a restart may end a pin up to a minute early, never late. Listeners hear 'pins' when a pin is
 // created, moves or ends, and 'slide' when only a pin's last use moved (every request of a pinned
 // session: a listener must be cheap, e.g. touch a coalesced push).
+//
+// Team mode (issue 26): the pins are the team's (teamPins.ts). This map stays the instance's copy,
+// read locally on the request path; a created, moved, slid (at the same throttle as SQLite) or
+// forgotten pin is told to the team in the background, and the team's answers and other
+// instances' changes come back through `adopt` / `remove`. A pin whose connection this instance
+// does not have (FOREIGN) is left alone here: not followed, never moved.
 import { randomUUID } from 'node:crypto';
 import type { AffinityTrace } from '../../../../shared/model';
 import type { Clock } from '../../clock';
@@ -18,6 +24,7 @@ import type { InboundCall } from '../../proxy/inbound';
 import type { Exclusion } from '../../resilience/port';
 import type { PinRecord, SessionPinsRepo } from '../../store/sessionPinsRepo';
 import type { RoutePlan } from '../plan';
+import { isForeign } from '../sessionTeam';
 import type { Target } from '../target';
 import { samePlace, selectPinned, type PinPlace } from './pinSelection';
 import { sessionKeyOf, type SessionKey } from './sessionKey';
@@ -60,6 +67,18 @@ interface RequestState {
 /** What changed: the set of pins (created, moved, ended), or only a pin's sliding expiry. */
 export type PinChange = 'pins' | 'slide';
 
+/** Team mode: what this instance did to a pin, for the team (each call returns at once). */
+export interface PinTeamHook {
+  /** A first success created it. */
+  created(pin: PinRecord, ttlMs: number): void;
+  /** A success elsewhere moved it from `from` (the place this request saw). */
+  moved(pin: PinRecord, from: PinPlace, ttlMs: number): void;
+  /** Its sliding expiry reached the store (at most once a minute). */
+  touched(pin: PinRecord, ttlMs: number): void;
+  /** Forgotten by the operator, or its connection or combo went. */
+  dropped(pin: PinRecord): void;
+}
+
 const mapKey = (clientKeyId: string, scope: string, session: string) => `${clientKeyId}\u0001${scope}\u0001${session}`;
 
 export class SessionAffinity {
@@ -67,6 +86,7 @@ export class SessionAffinity {
   private readonly keyById = new Map<string, string>();
   private readonly requests = new WeakMap<InboundCall, RequestState>();
   private readonly listeners = new Set<(change: PinChange) => void>();
+  private team: PinTeamHook | null = null;
 
   constructor(private readonly d: AffinityDeps) {
     const now = d.clock.now();
@@ -75,6 +95,11 @@ export class SessionAffinity {
       if (ttl > 0 && p.lastUsedAt + ttl <= now) d.repo.delete(p.id);
       else this.put({ ...p, flushedAt: p.lastUsedAt });
     }
+  }
+
+  /** Team mode: the team layer hears of every pin change made here. */
+  setTeam(hook: PinTeamHook): void {
+    this.team = hook;
   }
 
   onChange(fn: (change: PinChange) => void): () => void {
@@ -97,12 +122,14 @@ export class SessionAffinity {
     this.keyById.set(p.id, key);
   }
 
-  private drop(p: LivePin): void {
+  /** `tell`: the team drops it too (a forget, a gone target; not an expiry, which Redis sees itself). */
+  private drop(p: LivePin, tell = false): void {
     const key = mapKey(p.clientKeyId, p.scope, p.session);
     if (this.pins.get(key) === p) this.pins.delete(key);
     this.keyById.delete(p.id);
     this.d.repo.delete(p.id);
     this.changed('pins');
+    if (tell) this.team?.dropped(p);
   }
 
   /**
@@ -206,11 +233,13 @@ export class SessionAffinity {
   }
 
   private movePin(pin: LivePin, st: RequestState, target: Target, now: number): void {
+    const from: PinPlace = { connectionId: pin.connectionId, targetKey: pin.targetKey };
     Object.assign(pin, this.place(st, target), { source: st.session.source, pinnedAt: now, lastUsedAt: now, flushedAt: now });
     this.put(pin);
     this.d.repo.save(pin);
     st.trace.result = 'moved';
     this.changed('pins');
+    this.team?.moved(pin, from, this.d.ttlMs());
   }
 
   /** The first ready response of the request: create, move or slide the pin. */
@@ -239,6 +268,7 @@ export class SessionAffinity {
     this.d.repo.save(created);
     st.trace.result = 'created';
     this.changed('pins');
+    this.team?.created(created, ttl);
   }
 
   private place(st: RequestState, target: Target): Pick<PinRecord, 'connectionId' | 'targetKey' | 'targetIndex' | 'model'> {
@@ -254,6 +284,7 @@ export class SessionAffinity {
       pin.flushedAt = now;
       this.d.repo.touch(pin.id, now, pin.model);
       this.put(pin); // eviction order: least recently used to the minute
+      this.team?.touched(pin, this.d.ttlMs());
     }
   }
 
@@ -287,7 +318,7 @@ export class SessionAffinity {
     const key = this.keyById.get(id);
     const p = key ? this.pins.get(key) : undefined;
     if (!p) return false;
-    this.drop(p);
+    this.drop(p, true);
     return true;
   }
 
@@ -296,10 +327,47 @@ export class SessionAffinity {
     let n = 0;
     for (const p of [...this.pins.values()]) {
       if (!match(p)) continue;
-      this.drop(p);
+      this.drop(p, true);
       n++;
     }
     return n;
+  }
+
+  /** The pin of a session here, if any (expired ones included: the caller decides). */
+  find(clientKeyId: string, scope: string, session: string): PinRecord | null {
+    return this.pins.get(mapKey(clientKeyId, scope, session)) ?? null;
+  }
+
+  /**
+   * Team mode: the team holds this pin (its answer to a change made here, or another instance's
+   * change). It replaces this session's pin here; nothing is told back to the team.
+   */
+  adopt(rec: PinRecord): void {
+    const key = mapKey(rec.clientKeyId, rec.scope, rec.session);
+    const cur = this.pins.get(key);
+    if (cur && samePin(cur, rec)) {
+      if (rec.lastUsedAt <= cur.lastUsedAt) return;
+      // Only its sliding expiry moved (another instance's use).
+      cur.lastUsedAt = rec.lastUsedAt;
+      cur.model = rec.model;
+      cur.flushedAt = rec.lastUsedAt;
+      this.d.repo.touch(cur.id, cur.lastUsedAt, cur.model);
+      this.put(cur);
+      this.changed('slide');
+      return;
+    }
+    if (cur) this.keyById.delete(cur.id);
+    const live: LivePin = { ...rec, flushedAt: rec.lastUsedAt };
+    if (!cur) this.makeRoom(this.d.clock.now(), this.d.ttlMs());
+    this.put(live);
+    this.d.repo.save(live);
+    this.changed('pins');
+  }
+
+  /** Team mode: the team holds no pin for this session any more. */
+  remove(clientKeyId: string, scope: string, session: string, id?: string): void {
+    const p = this.pins.get(mapKey(clientKeyId, scope, session));
+    if (p && (id === undefined || p.id === id)) this.drop(p);
   }
 
   /** Writes every sliding expiry not yet stored (at shutdown). */
@@ -317,6 +385,8 @@ export class SessionAffinity {
  * pinned connection simply does not serve this request (plain routing, another model).
  */
 function absentReason(pin: PinPlace, plan: RoutePlan, exists: (id: string) => boolean): string | null {
+  // Team mode: a connection this instance does not have; the pin is the other instances' to move.
+  if (isForeign(pin.connectionId)) return null;
   if (plan.combo) {
     const u = plan.combo.unusable.find((x) => x.conn?.id === pin.connectionId);
     return u ? u.reason : 'not_in_combo';
@@ -325,3 +395,6 @@ function absentReason(pin: PinPlace, plan: RoutePlan, exists: (id: string) => bo
   if (!exists(pin.connectionId)) return 'no_connection';
   return null;
 }
+
+const samePin = (a: PinRecord, b: PinRecord): boolean =>
+  a.id === b.id && a.connectionId === b.connectionId && a.targetKey === b.targetKey && a.pinnedAt === b.pinnedAt;

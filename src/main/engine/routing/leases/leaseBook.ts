@@ -3,6 +3,11 @@
 // (leaseMachine.ts) and is written through before it is answered, so a restart keeps every
 // lease. Expiry is read lazily: an expired lease is forgotten (row deleted) the first time it is
 // looked at, which is also what frees its owner and its connection.
+//
+// In team mode (issue 26) this book is the instance's copy of the team's leases: the team layer
+// (teamLeases.ts) decides each change in Redis and writes the answer here with `adopt` / `drop`,
+// and the book falls back to deciding alone while Redis is away. Its `LeaseLedger` methods are the
+// single-process ones; the team layer offers the same methods, answered by the team.
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock';
 import type { LeasesRepo } from '../../store/leasesRepo';
@@ -10,11 +15,43 @@ import { leaseAt, next, type Lease, type LeaseRefusal } from './leaseMachine';
 
 export type LeaseOutcome = { ok: true; lease: Lease; moved: boolean } | { ok: false; refused: LeaseRefusal; lease: Lease | null };
 
-export class LeaseBook {
+export interface AcquireArgs {
+  /** The lease's id (default: a new one); team mode gives the id it asked the team for. */
+  id?: string;
+  ownerHash: string;
+  clientKeyId: string;
+  connectionId: string;
+  ttlMs: number;
+  label: string | null;
+}
+
+type Maybe<T> = T | Promise<T>;
+
+/**
+ * Who decides a lease change: the book alone (one process), or the team (teamLeases.ts), whose
+ * answers are promises. The endpoint and the dispatch barrier talk to this, never to Redis.
+ */
+export interface LeaseLedger {
+  acquire(args: AcquireArgs, now: number): Maybe<LeaseOutcome>;
+  renew(ownerHash: string, clientKeyId: string, generation: number, ttlMs: number, now: number): Maybe<LeaseOutcome>;
+  release(ownerHash: string, clientKeyId: string, generation: number, now: number): Maybe<LeaseOutcome>;
+  use(ownerHash: string, clientKeyId: string, generation: number, connectionId: string, now: number): Maybe<LeaseOutcome>;
+  /**
+   * Team mode: reads the owner's lease from the team into the book (when the copy here cannot
+   * answer a request: unknown owner, another generation); null when there is nothing to ask.
+   */
+  refresh?(ownerHash: string): Promise<void> | null;
+}
+
+/** Team mode: a lease the operator (or a cascade) ended here, for the team to end too. */
+export type RevokedHook = (lease: Lease, now: number) => void;
+
+export class LeaseBook implements LeaseLedger {
   private readonly byOwner = new Map<string, Lease>();
   private readonly byConnection = new Map<string, Lease>();
   private readonly byId = new Map<string, Lease>();
   private readonly listeners = new Set<() => void>();
+  private revokedHook: RevokedHook | null = null;
 
   constructor(
     private readonly repo: LeasesRepo,
@@ -30,6 +67,11 @@ export class LeaseBook {
   onChange(fn: () => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  /** Team mode: told of every lease ended by revoke / revokeWhere (not of the team's own changes). */
+  onRevoked(fn: RevokedHook): void {
+    this.revokedHook = fn;
   }
 
   private changed(): void {
@@ -77,17 +119,14 @@ export class LeaseBook {
   }
 
   /** A new lease for `ownerHash` on `connectionId` (the caller picked a free one). */
-  acquire(
-    args: { ownerHash: string; clientKeyId: string; connectionId: string; ttlMs: number; label: string | null },
-    now: number,
-  ): LeaseOutcome {
+  acquire(args: AcquireArgs, now: number): LeaseOutcome {
     const current = this.ofOwner(args.ownerHash, now);
     if (current) return { ok: false, refused: 'lease_owner_active', lease: current };
     if (this.holderOf(args.connectionId, now)) return { ok: false, refused: 'lease_connection_taken', lease: null };
     const lease = this.repo.transaction(() => {
       const step = next(
         { kind: 'free' },
-        { type: 'acquire', lease: { id: randomUUID(), ...args, generation: this.repo.nextGeneration() } },
+        { type: 'acquire', lease: { ...args, id: args.id ?? randomUUID(), generation: this.repo.nextGeneration() } },
         now,
       );
       if (step.state.kind !== 'held') throw new Error('acquire did not produce a held lease');
@@ -151,6 +190,7 @@ export class LeaseBook {
     if (!current) return false;
     next({ kind: 'held', lease: current }, { type: 'revoke' }, now);
     this.end(current);
+    this.revokedHook?.(current, now);
     return true;
   }
 
@@ -160,9 +200,48 @@ export class LeaseBook {
     for (const l of [...this.byId.values()]) {
       if (!match(l)) continue;
       this.end(l);
+      this.revokedHook?.(l, this.clock.now());
       n++;
     }
     return n;
+  }
+
+  /**
+   * Team mode: the team holds this lease (a script's answer, another instance's change). It
+   * replaces the owner's lease here and whatever this copy had on its connection; the generation
+   * counter is raised past it, so a lease granted here alone never reuses a team generation.
+   */
+  adopt(l: Lease): void {
+    const prev = this.byOwner.get(l.ownerHash);
+    if (prev && sameLease(prev, l)) return;
+    this.repo.transaction(() => {
+      if (prev) {
+        this.unindex(prev);
+        if (prev.id !== l.id) this.repo.delete(prev.id);
+      }
+      const other = this.byConnection.get(l.connectionId);
+      if (other && other.ownerHash !== l.ownerHash) {
+        this.unindex(other);
+        this.repo.delete(other.id);
+      }
+      const sameId = this.byId.get(l.id);
+      if (sameId && sameId.ownerHash !== l.ownerHash) {
+        this.unindex(sameId);
+        this.repo.delete(sameId.id);
+      }
+      this.repo.save(l);
+      this.repo.raiseGeneration(l.generation);
+    });
+    this.index(l);
+    this.changed();
+  }
+
+  /** Team mode: the team holds no lease for this owner (released, revoked or lost a conflict elsewhere). */
+  drop(ownerHash: string): Lease | null {
+    const l = this.byOwner.get(ownerHash);
+    if (!l) return null;
+    this.end(l);
+    return l;
   }
 
   private end(l: Lease): void {
@@ -177,3 +256,11 @@ export class LeaseBook {
     this.changed();
   }
 }
+
+const sameLease = (a: Lease, b: Lease): boolean =>
+  a.id === b.id &&
+  a.generation === b.generation &&
+  a.connectionId === b.connectionId &&
+  a.clientKeyId === b.clientKeyId &&
+  a.expiresAt === b.expiresAt &&
+  a.renewedAt === b.renewedAt;

@@ -12,7 +12,7 @@ import type { Exclusion } from '../../resilience/port';
 import type { ClientKeyRecord } from '../../store/clientKeysRepo';
 import type { ConnectionRecord } from '../../store/connectionsRepo';
 import type { Target } from '../target';
-import type { LeaseBook } from './leaseBook';
+import type { LeaseBook, LeaseLedger } from './leaseBook';
 import { parseGeneration } from './leaseClaim';
 import { capacityError, LEASE_GENERATION_HEADERS, noAllowedConnections, refusalError, scopeMissing } from './leaseErrors';
 import { leaseFields, type Lease } from './leaseMachine';
@@ -43,6 +43,8 @@ const SCHEMAS = {
 
 export interface LeaseEndpointDeps {
   book: LeaseBook;
+  /** Who decides acquire, renew and release (default: the book; in team mode, the team). */
+  ledger?: LeaseLedger;
   connection(id: string): ConnectionRecord | undefined;
   exclusion(target: Target, now: number): Exclusion | null;
   clock: Clock;
@@ -52,10 +54,14 @@ export interface LeaseEndpointDeps {
 const invalid = (param: string, message: string) => new ProxyError(400, 'invalid_request', `${param}: ${message}`, { param });
 
 export class LeaseEndpoint {
-  constructor(private readonly d: LeaseEndpointDeps) {}
+  private readonly ledger: LeaseLedger;
 
-  /** Answers one lease call; throws a ProxyError for every refusal (nothing written then). */
-  handle(key: ClientKeyRecord, body: Record<string, unknown>): Record<string, unknown> {
+  constructor(private readonly d: LeaseEndpointDeps) {
+    this.ledger = d.ledger ?? d.book;
+  }
+
+  /** Answers one lease call; rejects with a ProxyError for every refusal (nothing written then). */
+  async handle(key: ClientKeyRecord, body: Record<string, unknown>): Promise<Record<string, unknown>> {
     const now = this.d.clock.now();
     if (!hasLeaseScope(key)) throw scopeMissing();
     if (key.allowedConnections.length === 0) throw noAllowedConnections();
@@ -73,7 +79,7 @@ export class LeaseEndpoint {
     }
   }
 
-  private acquire(key: ClientKeyRecord, input: z.output<typeof SCHEMAS.acquire>, now: number): Record<string, unknown> {
+  private async acquire(key: ClientKeyRecord, input: z.output<typeof SCHEMAS.acquire>, now: number): Promise<Record<string, unknown>> {
     if (input.owner !== undefined && !isLeaseOwner(input.owner)) throw invalid('owner', 'must be vlo_ followed by 43 base64url characters');
     if (input.connectionId !== undefined && !key.allowedConnections.includes(input.connectionId)) {
       throw new ProxyError(403, 'lease_connection_not_allowed', "connectionId: that connection is not in this key's allowed connections", {
@@ -82,7 +88,11 @@ export class LeaseEndpoint {
     }
     const ownerValue = input.owner ?? newLeaseOwner();
     const ownerHash = hashLeaseOwner(ownerValue);
-    if (this.d.book.ofOwner(ownerHash, now)) throw refusalError('lease_owner_active');
+    const team = this.ledger.refresh !== undefined;
+    if (this.d.book.ofOwner(ownerHash, now)) {
+      // Team mode: this copy may still hold a lease the team has ended; the team decides below.
+      if (!team) throw refusalError('lease_owner_active');
+    }
     const pool = (input.connectionId !== undefined ? [input.connectionId] : key.allowedConnections)
       .map((id) => this.d.connection(id))
       .filter((c): c is ConnectionRecord => !!c && c.enabled && !isTerminalStatus(c.health.testStatus));
@@ -90,30 +100,41 @@ export class LeaseEndpoint {
       throw new ProxyError(404, 'no_executable_targets', "none of this key's allowed connections exists, is enabled and is usable; fix or re-enable one in Switchyard");
     }
     const free = pool.filter((c) => this.d.book.holderOf(c.id, now) === null);
-    if (free.length === 0) {
-      const nearest = Math.min(...pool.map((c) => this.d.book.holderOf(c.id, now)!.expiresAt));
-      throw capacityError(nearest, now, "every connection in this key's lease pool is held by another session's exclusive lease");
-    }
+    if (free.length === 0 && !team) throw this.capacity(pool, now);
     // A connection that may be called now first; a cooling one is still better than none (a
     // lease is durable, a cooldown is not, and routing moves the lease when it must, R-LS-09).
-    const pick = free.find((c) => this.d.exclusion({ conn: c, model: '', requestedModel: '' }, now) === null) ?? free[0]!;
-    const r = this.d.book.acquire({ ownerHash, clientKeyId: key.id, connectionId: pick.id, ttlMs: input.ttlMs ?? LEASE_TTL_DEFAULT_MS, label: input.label || null }, now);
-    if (!r.ok) {
-      if (r.refused === 'lease_connection_taken') throw capacityError(now + 1_000, now, 'the connection was just leased by another session');
-      throw refusalError(r.refused);
+    const callable = (c: ConnectionRecord) => this.d.exclusion({ conn: c, model: '', requestedModel: '' }, now) === null;
+    const candidates = [...free.filter(callable), ...free.filter((c) => !callable(c))];
+    // Team mode: another instance may have taken a connection this copy thinks free (or freed one
+    // it thinks held): the team answers, and a taken connection sends the request to the next one.
+    if (team) candidates.push(...pool.filter((c) => !free.includes(c)));
+    for (const pick of candidates) {
+      const r = await this.ledger.acquire({ ownerHash, clientKeyId: key.id, connectionId: pick.id, ttlMs: input.ttlMs ?? LEASE_TTL_DEFAULT_MS, label: input.label || null }, now);
+      if (!r.ok) {
+        if (r.refused === 'lease_connection_taken') continue;
+        throw refusalError(r.refused);
+      }
+      this.d.log.info('lease.acquired', { leaseId: r.lease.id, connectionId: r.lease.connectionId, clientKeyId: key.id, generation: r.lease.generation });
+      return {
+        object: 'session_lease',
+        action: 'acquire',
+        lease: { ...this.view(r.lease), owner: ownerValue },
+        headers: { 'X-Switchyard-Lease-Owner': ownerValue, 'X-Switchyard-Lease-Generation': String(r.lease.generation) },
+      };
     }
-    this.d.log.info('lease.acquired', { leaseId: r.lease.id, connectionId: r.lease.connectionId, clientKeyId: key.id, generation: r.lease.generation });
-    return {
-      object: 'session_lease',
-      action: 'acquire',
-      lease: { ...this.view(r.lease), owner: ownerValue },
-      headers: { 'X-Switchyard-Lease-Owner': ownerValue, 'X-Switchyard-Lease-Generation': String(r.lease.generation) },
-    };
+    throw this.capacity(pool, now);
   }
 
-  private renew(key: ClientKeyRecord, input: z.output<typeof SCHEMAS.renew>, now: number): Record<string, unknown> {
+  /** 429 lease-capacity-unavailable, with the nearest expiry of the leases in the way. */
+  private capacity(pool: ConnectionRecord[], now: number): ProxyError {
+    const expiries = pool.map((c) => this.d.book.holderOf(c.id, now)?.expiresAt).filter((x): x is number => x !== undefined);
+    if (expiries.length === 0) return capacityError(now + 1_000, now, 'the connection was just leased by another session');
+    return capacityError(Math.min(...expiries), now, "every connection in this key's lease pool is held by another session's exclusive lease");
+  }
+
+  private async renew(key: ClientKeyRecord, input: z.output<typeof SCHEMAS.renew>, now: number): Promise<Record<string, unknown>> {
     const { ownerHash, gen } = this.presented(input);
-    const r = this.d.book.renew(ownerHash, key.id, gen, input.ttlMs ?? (this.d.book.ofOwner(ownerHash, now)?.ttlMs ?? LEASE_TTL_DEFAULT_MS), now);
+    const r = await this.ledger.renew(ownerHash, key.id, gen, input.ttlMs ?? (this.d.book.ofOwner(ownerHash, now)?.ttlMs ?? LEASE_TTL_DEFAULT_MS), now);
     if (!r.ok) throw refusalError(r.refused === 'lease_connection_taken' ? 'lease_not_found' : r.refused);
     this.d.log.info('lease.renewed', { leaseId: r.lease.id, clientKeyId: key.id, generation: r.lease.generation });
     return {
@@ -124,9 +145,9 @@ export class LeaseEndpoint {
     };
   }
 
-  private release(key: ClientKeyRecord, input: z.output<typeof SCHEMAS.release>, now: number): Record<string, unknown> {
+  private async release(key: ClientKeyRecord, input: z.output<typeof SCHEMAS.release>, now: number): Promise<Record<string, unknown>> {
     const { ownerHash, gen } = this.presented(input);
-    const r = this.d.book.release(ownerHash, key.id, gen, now);
+    const r = await this.ledger.release(ownerHash, key.id, gen, now);
     if (!r.ok) throw refusalError(r.refused === 'lease_connection_taken' ? 'lease_not_found' : r.refused);
     this.d.log.info('lease.released', { leaseId: r.lease.id, clientKeyId: key.id });
     return { object: 'session_lease', action: 'release', released: true, lease: this.view(r.lease) };

@@ -8,6 +8,8 @@
 // this generation — against the connection about to be called, moving the lease there (same
 // generation) when the leased one was not eligible and this one is free (R-LS-08/09).
 // Leases are independent of admission (R-LS-13): nothing here takes or gives back a permit.
+// In team mode (issue 26) the barrier asks the team (a promise), and a lease this instance's copy
+// cannot vouch for (unknown owner, another generation) is read from the team before routing.
 import type { LeaseTrace } from '../../../../shared/model';
 import type { ClientKeyRecord } from '../../store/clientKeysRepo';
 import type { ProxyError } from '../../proxy/errors';
@@ -15,13 +17,15 @@ import type { InboundCall } from '../../proxy/inbound';
 import type { Exclusion } from '../../resilience/port';
 import type { RoutePlan } from '../plan';
 import type { Target } from '../target';
-import type { LeaseBook } from './leaseBook';
+import type { LeaseBook, LeaseLedger, LeaseOutcome } from './leaseBook';
 import { leaseClaimOf, type LeaseClaim } from './leaseClaim';
 import { capacityError, noAllowedConnections, refusalError, scopeMissing } from './leaseErrors';
 import type { Lease } from './leaseMachine';
 
 export interface LeaseRoutingDeps {
   book: LeaseBook;
+  /** Who decides the barrier's `use` (default: the book; in team mode, the team). */
+  ledger?: LeaseLedger;
   clientKey(id: string | null): ClientKeyRecord | undefined;
   exclusion(target: Target, now: number): Exclusion | null;
   connectionName(id: string): string | null;
@@ -34,6 +38,8 @@ export interface SkipNotes {
 
 export type BarrierVerdict = { skip: Exclusion } | { refuse: ProxyError };
 
+export type LeaseRouted = { trace: LeaseTrace; refused: ProxyError | null } | null;
+
 interface RequestLease {
   claim: LeaseClaim;
   trace: LeaseTrace;
@@ -43,8 +49,11 @@ export const hasLeaseScope = (k: ClientKeyRecord | undefined): boolean => !!k &&
 
 export class LeaseRouting {
   private readonly requests = new WeakMap<InboundCall, RequestLease>();
+  private readonly ledger: LeaseLedger;
 
-  constructor(private readonly d: LeaseRoutingDeps) {}
+  constructor(private readonly d: LeaseRoutingDeps) {
+    this.ledger = d.ledger ?? d.book;
+  }
 
   /** The lease trace of a request that presented one. */
   traceOf(call: InboundCall): LeaseTrace | null {
@@ -55,9 +64,23 @@ export class LeaseRouting {
    * Right after planning. null with no trace: the request presents no lease. Otherwise the
    * request's lease trace is returned and the plan narrowed, or the refusal to answer with.
    */
-  route(call: InboundCall, plan: RoutePlan, notes: SkipNotes, now: number): { trace: LeaseTrace; refused: ProxyError | null } | null {
+  route(call: InboundCall, plan: RoutePlan, notes: SkipNotes, now: number): LeaseRouted | Promise<LeaseRouted> {
     const claim = leaseClaimOf(call.req.headers);
     if (claim === null) return null;
+    if ('ownerHash' in claim && this.ledger.refresh) {
+      // Team mode: this copy may be behind the team (acquired or renewed on another instance a
+      // moment ago); when it cannot vouch for the lease, it is read from the team first.
+      const key = this.d.clientKey(call.clientKeyId);
+      const lease = this.d.book.ofOwner(claim.ownerHash, now);
+      if (hasLeaseScope(key) && (!lease || lease.generation !== claim.generation || lease.clientKeyId !== key!.id)) {
+        const read = this.ledger.refresh(claim.ownerHash);
+        if (read) return read.then(() => this.decide(call, claim, plan, notes, now));
+      }
+    }
+    return this.decide(call, claim, plan, notes, now);
+  }
+
+  private decide(call: InboundCall, claim: LeaseClaim | ProxyError, plan: RoutePlan, notes: SkipNotes, now: number): LeaseRouted {
     const trace: LeaseTrace = { leaseId: null, generation: null, connectionId: null, connectionName: null, result: 'refused', code: null };
     const refuse = (e: ProxyError) => {
       trace.code = e.code;
@@ -109,8 +132,8 @@ export class LeaseRouting {
     return { trace, refused: null };
   }
 
-  /** The final dispatch barrier for a target that passed its eligibility checks; null = go. */
-  barrier(call: InboundCall, target: Target, now: number): BarrierVerdict | null {
+  /** The final dispatch barrier for a target that passed its eligibility checks; null = go (a promise in team mode). */
+  barrier(call: InboundCall, target: Target, now: number): BarrierVerdict | null | Promise<BarrierVerdict | null> {
     const rl = this.requests.get(call);
     if (!rl) return null;
     const key = this.d.clientKey(call.clientKeyId);
@@ -123,7 +146,11 @@ export class LeaseRouting {
     if (!key!.allowedConnections.includes(target.conn.id)) {
       return { skip: { reason: 'outside_lease_pool', until: null, detail: `${target.conn.name} is not in this key's allowed connections` } };
     }
-    const r = this.d.book.use(rl.claim.ownerHash, key!.id, rl.claim.generation, target.conn.id, now);
+    const r = this.ledger.use(rl.claim.ownerHash, key!.id, rl.claim.generation, target.conn.id, now);
+    return r instanceof Promise ? r.then((x) => this.verdict(rl, target, x, fail, now)) : this.verdict(rl, target, r, fail, now);
+  }
+
+  private verdict(rl: RequestLease, target: Target, r: LeaseOutcome, fail: (e: ProxyError) => BarrierVerdict, now: number): BarrierVerdict | null {
     if (r.ok) {
       if (r.moved) rl.trace.movedToConnectionId = target.conn.id;
       return null;
