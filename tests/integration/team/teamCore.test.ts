@@ -163,3 +163,37 @@ describe.skipIf(!hasRedisServer())('a Redis that answers too slowly', () => {
     }
   });
 });
+
+describe.skipIf(!hasRedisServer())('two writes of one record at the same version', () => {
+  it('end the same on every instance and in Redis: the greater author wins the tie', async () => {
+    const { FakeClock } = await import('../../support/fakeClock');
+    const redis = await RedisServer.start();
+    // One frozen clock: both instances stamp the same version.
+    const clock = new FakeClock();
+    const a = await createTeam({ url: redis.url, name: 'tie', clock, log, instanceId: 'instance-a' });
+    const b = await createTeam({ url: redis.url, name: 'tie', clock, log, instanceId: 'instance-b' });
+    try {
+      const seen = { a: new Map<string, unknown>(), b: new Map<string, unknown>() };
+      const ta = a.table<string>('t', (k, v) => seen.a.set(k, v));
+      const tb = b.table<string>('t', (k, v) => seen.b.set(k, v));
+      await a.start();
+      await b.start();
+      ta.publish('k', 'from a');
+      tb.publish('k', 'from b');
+      await a.settled();
+      await b.settled();
+      // b's write wins everywhere: a applies it, b keeps it, Redis holds it.
+      await until(() => seen.a.get('k') === 'from b', 'a to take b’s write');
+      expect(seen.b.has('k')).toBe(false);
+      const { default: Redis } = await import('ioredis');
+      const admin = new Redis(redis.url);
+      const stored = JSON.parse((await admin.get('sy:tie:t:k'))!) as { v: string; by: string };
+      admin.disconnect();
+      expect(stored).toMatchObject({ v: 'from b', by: 'instance-b' });
+    } finally {
+      await a.close();
+      await b.close();
+      await redis.stop();
+    }
+  });
+});

@@ -44,13 +44,17 @@ export type ApplyFn<V> = (key: string, value: V | null, from: string) => void;
 
 const TOMBSTONE_MS = 60_000;
 
-// KEYS[1] the record's key, KEYS[2] the channel; ARGV: envelope JSON, version, ttl ms (0: none).
-// Writes and publishes only when the record is newer than the stored one; returns 1 if written.
+// KEYS[1] the record's key, KEYS[2] the channel; ARGV: envelope JSON, version, ttl ms (0: none),
+// author. Writes and publishes only when the record is newer than the stored one (the same version
+// from two instances: the greater author wins, on every instance alike); returns 1 if written.
 const WRITE_IF_NEWER = `
 local cur = redis.call('GET', KEYS[1])
 if cur then
   local ok, old = pcall(cjson.decode, cur)
-  if ok and old and tonumber(old.ver) and tonumber(old.ver) >= tonumber(ARGV[2]) then return 0 end
+  if ok and old and tonumber(old.ver) then
+    local ov, nv = tonumber(old.ver), tonumber(ARGV[2])
+    if ov > nv or (ov == nv and tostring(old.by) >= ARGV[4]) then return 0 end
+  end
 end
 local ttl = tonumber(ARGV[3])
 if ttl and ttl > 0 then redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl) else redis.call('SET', KEYS[1], ARGV[1]) end
@@ -69,8 +73,8 @@ export interface ReplicatorOptions {
 
 export class Replicator {
   private readonly tables = new Map<string, ApplyFn<unknown>>();
-  /** The version of each record this instance holds (written or applied), by "table\0key". */
-  private readonly versions = new Map<string, number>();
+  /** The version (and author) of each record this instance holds (written or applied), by "table\0key". */
+  private readonly versions = new Map<string, { ver: number; by: string }>();
   /** The highest version seen anywhere: versions written here are above it. */
   private high = 0;
   /** Publishes not yet in Redis (the link was down, or the write failed): the newest per record. */
@@ -112,7 +116,7 @@ export class Replicator {
 
   /** The version this instance holds for a record (0: none). */
   versionOf(table: string, key: string): number {
-    return this.versions.get(`${table}\u0000${key}`) ?? 0;
+    return this.versions.get(`${table}\u0000${key}`)?.ver ?? 0;
   }
 
   get pending(): number {
@@ -131,7 +135,7 @@ export class Replicator {
   private publish(table: string, key: string, value: unknown, ttlMs: number | null): void {
     if (this.closed) return;
     const env: Envelope = { t: table, k: key, ver: this.nextVersion(), by: this.o.instanceId, v: value };
-    this.versions.set(`${table}\u0000${key}`, env.ver);
+    this.versions.set(`${table}\u0000${key}`, { ver: env.ver, by: env.by });
     const ttl = value === null ? TOMBSTONE_MS : ttlMs !== null && ttlMs > 0 ? Math.ceil(ttlMs) : 0;
     if (!this.o.link.up || this.reconciling) {
       this.dirty.set(`${table}\u0000${key}`, { env, ttlMs: ttl });
@@ -142,7 +146,7 @@ export class Replicator {
 
   private write(env: Envelope, ttlMs: number): void {
     const p = this.o.link.client
-      .eval(WRITE_IF_NEWER, 2, this.redisKey(env.t, env.k), this.channel, JSON.stringify(env), String(env.ver), String(ttlMs))
+      .eval(WRITE_IF_NEWER, 2, this.redisKey(env.t, env.k), this.channel, JSON.stringify(env), String(env.ver), String(ttlMs), env.by)
       .catch((err: unknown) => {
         // Kept for the next reconcile; the link decides whether this means it is down.
         const id = `${env.t}\u0000${env.k}`;
@@ -170,13 +174,14 @@ export class Replicator {
     if (typeof env.ver !== 'number' || typeof env.t !== 'string' || typeof env.k !== 'string') return;
     this.high = Math.max(this.high, env.ver);
     const id = `${env.t}\u0000${env.k}`;
-    if ((this.versions.get(id) ?? 0) >= env.ver) return;
+    const held = this.versions.get(id);
+    if (held && (held.ver > env.ver || (held.ver === env.ver && held.by >= env.by))) return;
     const apply = this.tables.get(env.t);
     if (!apply) return;
-    this.versions.set(id, env.ver);
+    this.versions.set(id, { ver: env.ver, by: String(env.by) });
     // A remote record newer than one waiting to be written here supersedes it.
     const kept = this.dirty.get(id);
-    if (kept && kept.env.ver < env.ver) this.dirty.delete(id);
+    if (kept && (kept.env.ver < env.ver || (kept.env.ver === env.ver && kept.env.by < env.by))) this.dirty.delete(id);
     try {
       apply(env.k, env.v, env.by);
     } catch (err) {
