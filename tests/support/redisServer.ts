@@ -4,6 +4,7 @@
 // is missing on a developer's machine; CI always has it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 
 export const REDIS_BIN = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 
@@ -27,6 +28,8 @@ export function freePort(): Promise<number> {
 export interface RedisServerOptions {
   /** `requirepass`: clients must authenticate. */
   password?: string;
+  /** TLS only (rediss://), with this certificate and key (tests/fixtures/tls). */
+  tls?: { cert: string; key: string };
 }
 
 export class RedisServer {
@@ -44,7 +47,8 @@ export class RedisServer {
   }
 
   get url(): string {
-    return this.opts.password ? `redis://:${encodeURIComponent(this.opts.password)}@127.0.0.1:${this.port}` : `redis://127.0.0.1:${this.port}`;
+    const scheme = this.opts.tls ? 'rediss' : 'redis';
+    return this.opts.password ? `${scheme}://:${encodeURIComponent(this.opts.password)}@127.0.0.1:${this.port}` : `${scheme}://127.0.0.1:${this.port}`;
   }
 
   get running(): boolean {
@@ -55,7 +59,9 @@ export class RedisServer {
   async up(): Promise<void> {
     if (this.proc) return;
     // DEBUG SLEEP (a Redis that answers too slowly) is allowed from this machine only.
-    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning', '--enable-debug-command', 'local'];
+    const t = this.opts.tls;
+    const ports = t ? ['--port', '0', '--tls-port', String(this.port), '--tls-cert-file', t.cert, '--tls-key-file', t.key, '--tls-auth-clients', 'no'] : ['--port', String(this.port)];
+    const args = [...ports, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--loglevel', 'warning', '--enable-debug-command', 'local'];
     if (this.opts.password) args.push('--requirepass', this.opts.password);
     const proc = spawn(REDIS_BIN, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.proc = proc;
@@ -68,7 +74,7 @@ export class RedisServer {
     // Ready when a PING answers (bounded by tries, not by sleeping for a fixed time).
     for (let i = 0; i < 200; i++) {
       if (this.proc !== proc) throw new Error(`redis-server exited: ${out.join('').slice(-500)}`);
-      if (await this.ping()) return;
+      if (await (t ? this.pingTls() : this.ping())) return;
       await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error(`redis-server did not start on port ${this.port}: ${out.join('').slice(-500)}`);
@@ -86,6 +92,22 @@ export class RedisServer {
         const auth = this.opts.password ? `AUTH ${this.opts.password}\r\n` : '';
         sock.write(`${auth}PING\r\n`);
       });
+      sock.on('data', (d: Buffer) => {
+        if (d.toString().includes('PONG')) done(true);
+        else if (d.toString().startsWith('-')) done(false);
+      });
+    });
+  }
+
+  private pingTls(): Promise<boolean> {
+    return new Promise((resolve) => {
+      const auth = this.opts.password ? `AUTH ${this.opts.password}\r\n` : '';
+      const sock = tlsConnect({ host: '127.0.0.1', port: this.port, rejectUnauthorized: false }, () => sock.write(`${auth}PING\r\n`));
+      const done = (ok: boolean) => {
+        sock.destroy();
+        resolve(ok);
+      };
+      sock.once('error', () => done(false));
       sock.on('data', (d: Buffer) => {
         if (d.toString().includes('PONG')) done(true);
         else if (d.toString().startsWith('-')) done(false);

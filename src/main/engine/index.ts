@@ -134,7 +134,7 @@ export interface EngineOptions {
    * Team mode (issue 26): the Redis address (`--redis`; else SWITCHYARD_REDIS_URL) and the team's
    * name (`--team`; else SWITCHYARD_TEAM, else "default"). No address: one process, nothing shared.
    */
-  team?: { redisUrl?: string | null; name?: string | null; instanceId?: string };
+  team?: { redisUrl?: string | null; name?: string | null; instanceId?: string; tlsCaFile?: string | null };
 }
 
 export type Engine = Awaited<ReturnType<typeof createEngine>>;
@@ -202,7 +202,14 @@ export async function createEngine(o: EngineOptions) {
   const teamUrl = teamSettings.address().value;
   const teamName = teamSettings.team().value;
   teamSettings.markRunning(teamUrl, teamName);
-  const team = await createTeam({ url: teamUrl, name: teamName, clock, log: log.child('team'), instanceId: o.team?.instanceId });
+  const team = await createTeam({
+    url: teamUrl,
+    name: teamName,
+    clock,
+    log: log.child('team'),
+    instanceId: o.team?.instanceId,
+    tlsCaFile: o.team?.tlsCaFile ?? env.SWITCHYARD_REDIS_CA ?? null,
+  });
   const teamIds = new TeamIdentity(registry, team.name);
   const ctx: EngineContext = { db, clock, random, env, log, bus, settings, registry, breakersRepo, errorRules, egress, team, teamIds };
   const resilience = (o.resilience ?? ((c) => createResilience(c)))(ctx);
@@ -612,6 +619,7 @@ export async function createEngine(o: EngineOptions) {
       await requestLog.close();
       affinity.flush();
       teamMode.close();
+      await teamSessions?.close();
       await team.close();
       db.close();
     },

@@ -181,6 +181,8 @@ export interface SessionsTeamOptions {
 export class SessionsTeam {
   private running: Promise<void> | null = null;
   private again = false;
+  /** The engine is stopping: no reconcile starts, and one in progress writes nothing more. */
+  private closed = false;
   private subscribed = false;
   private readonly channels: Map<string, TeamPart>;
 
@@ -206,7 +208,14 @@ export class SessionsTeam {
     while (this.running) await this.running;
   }
 
+  /** Before the store closes: no reconcile may touch it afterwards. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.settled();
+  }
+
   private sync(): void {
+    if (this.closed) return;
     if (this.running) {
       this.again = true;
       return;
@@ -214,8 +223,13 @@ export class SessionsTeam {
     this.running = (async () => {
       do {
         this.again = false;
-        await this.reconcile();
-      } while (this.again && this.o.link.up);
+        try {
+          await this.reconcile();
+        } catch (err) {
+          // A reconcile cut short (Redis gone again, the engine stopping) is taken up at the next connect.
+          if (!this.closed) this.o.log.warn('team.sessionsReconcileFailed', { err });
+        }
+      } while (this.again && this.o.link.up && !this.closed);
     })().finally(() => {
       this.running = null;
     });
@@ -236,8 +250,10 @@ export class SessionsTeam {
     const fresh = randomBytes(9).toString('base64url');
     const epoch = await this.o.link.run(async (c) => ((await c.set(key, fresh, 'NX')) === 'OK' ? fresh : await c.get(key)));
     if (!epoch) return;
+    if (this.closed) return;
     const lost = this.o.epoch.get() !== epoch;
-    for (const part of this.o.parts) if (!(await part.reconcile(lost))) return;
+    for (const part of this.o.parts) if (this.closed || !(await part.reconcile(lost))) return;
+    if (this.closed) return;
     this.o.epoch.set(epoch);
     this.o.log.info('team.sessionsReconciled', { redisLostData: lost });
   }

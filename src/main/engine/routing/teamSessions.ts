@@ -33,6 +33,8 @@ export interface TeamSessions {
   pins: TeamPins;
   /** Resolves once a reconcile in progress has finished. */
   settled(): Promise<void>;
+  /** The engine is stopping: resolves once nothing more will touch the store. */
+  close(): Promise<void>;
 }
 
 const EPOCH = 'teamEpoch';
@@ -55,5 +57,5 @@ export function createTeamSessions(o: TeamSessionsOptions): TeamSessions {
     log: o.log,
   });
   sync.start();
-  return { leases, pins, settled: () => sync.settled() };
+  return { leases, pins, settled: () => sync.settled(), close: () => sync.close() };
 }

@@ -4,6 +4,7 @@
 // (replicator.ts), claims made once across the team (claims.ts), and the link's state
 // (redisLink.ts). Without Redis every method is the single-process answer: tables publish nothing,
 // claims are 'local', the status says 'off'. See ARCHITECTURE.md, "Team mode".
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock';
@@ -61,6 +62,8 @@ export interface TeamOptions {
   log: Logger;
   instanceId?: string;
   commandTimeoutMs?: number;
+  /** A PEM file of the authority that signed a rediss:// server's certificate (SWITCHYARD_REDIS_CA). */
+  tlsCaFile?: string | null;
 }
 
 export const DEFAULT_TEAM_NAME = 'default';
@@ -82,7 +85,15 @@ export async function createTeam(o: TeamOptions): Promise<Team> {
   const prefix = `sy:${teamKeyName(o.name)}:`;
   if (!o.url) return localTeam(instanceId, prefix, o.name);
   const [{ RedisLink }, { Replicator }, { TeamClaims }] = await Promise.all([import('./redisLink'), import('./replicator'), import('./claims')]);
-  const link = new RedisLink({ url: o.url, clock: o.clock, log: o.log, commandTimeoutMs: o.commandTimeoutMs });
+  let tlsCa: Buffer | null = null;
+  if (o.tlsCaFile) {
+    try {
+      tlsCa = readFileSync(o.tlsCaFile);
+    } catch (err) {
+      o.log.error('team.tlsCaUnreadable', { file: o.tlsCaFile, err });
+    }
+  }
+  const link = new RedisLink({ url: o.url, clock: o.clock, log: o.log, commandTimeoutMs: o.commandTimeoutMs, tlsCa });
   const replicator = new Replicator({ link, prefix, instanceId, clock: o.clock, log: o.log });
   const claims = new TeamClaims(link, prefix);
   const address = maskRedisUrl(o.url);

@@ -29,6 +29,8 @@ export interface RedisLinkOptions {
   commandTimeoutMs?: number;
   /** Longest a connection attempt may take (default 2 s). */
   connectTimeoutMs?: number;
+  /** For rediss:// servers whose certificate a private authority signed: that authority's PEM. */
+  tlsCa?: string | Buffer | null;
 }
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 250;
@@ -60,6 +62,8 @@ export class RedisLink {
       // The link's state is shown by the dashboard; ioredis's own error events would only repeat it.
       showFriendlyErrorStack: false,
     };
+    // rediss:// turns TLS on (ioredis); a private certificate authority is added to the trusted ones.
+    if (o.tlsCa && o.url.startsWith('rediss:')) options.tls = { ca: o.tlsCa };
     this.client = new Redis(o.url, { ...options, connectionName: 'switchyard' });
     this.sub = new Redis(o.url, { ...options, connectionName: 'switchyard-sub', commandTimeout: undefined });
     this.status = { state: 'connecting', since: o.clock.now(), lastError: null };
