@@ -8,6 +8,7 @@
 // Figures: req/s and p50 / p99 latency per cell, medians of the rounds, and the team's ratio to the
 // instance alone. Quick run: TEAM_ROUNDS=1 TEAM_SECONDS=2 npx tsx bench/team.ts
 import autocannon from 'autocannon';
+import Redis from 'ioredis';
 import { existsSync } from 'node:fs';
 import { RedisServer, hasRedisServer } from '../tests/support/redisServer';
 import { startSwitchyard, startUpstream } from './lib';
@@ -21,6 +22,11 @@ const SECONDS = num('TEAM_SECONDS', 6);
 const CAP = 64;
 
 interface Shot {
+  requests: number;
+  /** Commands Redis ran during the shot (INFO commandstats, the INFO calls themselves left out; a script's own commands counted). */
+  redisCalls: number;
+  /** Of which scripts (EVAL, EVALSHA): one round trip each. */
+  redisScripts: number;
   rps: number;
   p50: number;
   p99: number;
@@ -46,6 +52,18 @@ async function main() {
   const upstream = await startUpstream();
   const alone = await startSwitchyard();
   const team = await startSwitchyard({ SWITCHYARD_REDIS_URL: redis.url, SWITCHYARD_TEAM: 'bench' });
+  const stats = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  const redisCalls = async () => {
+    const text = String(await stats.info('commandstats'));
+    let calls = 0;
+    let scripts = 0;
+    for (const m of text.matchAll(/^cmdstat_([a-z|_-]+):calls=(\d+)/gm)) {
+      if (m[1] === 'info') continue;
+      calls += Number(m[2]);
+      if (m[1] === 'eval' || m[1] === 'evalsha') scripts += Number(m[2]);
+    }
+    return { calls, scripts };
+  };
   try {
     for (const sy of [alone, team]) {
       await sy.api('POST', '/api/providers', { name: 'plain', kind: 'openai-compatible', provider: 'plain', baseUrl: `${upstream.url}/v1`, secret: 'sk-plain-bench-key' });
@@ -65,6 +83,7 @@ async function main() {
     );
     const body = (conn: string) => JSON.stringify({ model: `${conn}/bench-delay-0`, messages: [{ role: 'user', content: 'hello' }] });
     const shoot = async (cell: (typeof cells)[number], seconds: number): Promise<Shot> => {
+      const before = await redisCalls();
       const r = await autocannon({
         url: `${cell.sy.proxyUrl}/v1/chat/completions`,
         method: 'POST',
@@ -73,7 +92,8 @@ async function main() {
         connections: cell.c,
         duration: seconds,
       });
-      return { rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
+      const after = await redisCalls();
+      return { requests: r.requests.total, redisCalls: after.calls - before.calls, redisScripts: after.scripts - before.scripts, rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx };
     };
     for (const cell of cells) await shoot(cell, 1);
     const shots = new Map(cells.map((c) => [c.key, [] as Shot[]]));
@@ -83,7 +103,10 @@ async function main() {
     }
     const fig = (k: string) => {
       const s = shots.get(k)!;
-      return { rps: median(s.map((x) => x.rps)), p50: median(s.map((x) => x.p50)), p99: median(s.map((x) => x.p99)), errors: s.reduce((a, x) => a + x.errors, 0) };
+      const requests = Math.max(1, s.reduce((a, x) => a + x.requests, 0));
+      const perRequest = s.reduce((a, x) => a + x.redisCalls, 0) / requests;
+      const scriptsPerRequest = s.reduce((a, x) => a + x.redisScripts, 0) / requests;
+      return { perRequest, scriptsPerRequest, rps: median(s.map((x) => x.rps)), p50: median(s.map((x) => x.p50)), p99: median(s.map((x) => x.p99)), errors: s.reduce((a, x) => a + x.errors, 0) };
     };
     const rows: string[] = [];
     for (const c of [1, 32]) {
@@ -91,7 +114,7 @@ async function main() {
         const a = fig(`${conn} c=${c} alone`);
         const t = fig(`${conn} c=${c} team`);
         rows.push(
-          `| ${conn.padEnd(6)} | ${String(c).padStart(2)} | ${Math.round(a.rps).toLocaleString('en-US').padStart(7)} | ${Math.round(t.rps).toLocaleString('en-US').padStart(7)} | ${(t.rps / a.rps).toFixed(2)} | ${a.p50} / ${a.p99} | ${t.p50} / ${t.p99} | ${a.errors + t.errors} |`,
+          `| ${conn.padEnd(6)} | ${String(c).padStart(2)} | ${Math.round(a.rps).toLocaleString('en-US').padStart(7)} | ${Math.round(t.rps).toLocaleString('en-US').padStart(7)} | ${(t.rps / a.rps).toFixed(2)} | ${a.p50} / ${a.p99} | ${t.p50} / ${t.p99} | ${t.scriptsPerRequest.toFixed(1)} / ${t.perRequest.toFixed(1)} | ${a.errors + t.errors} |`,
         );
       }
     }
@@ -99,14 +122,15 @@ async function main() {
       [
         '',
         `Team mode's cost (issue 26): ${process.version}, Redis on loopback, ${ROUNDS} interleaved round(s) of ${SECONDS} s, medians`,
-        '| key    | c  | alone req/s | team req/s | team x alone | alone p50 / p99 ms | team p50 / p99 ms | errors |',
-        '|--------|----|-------------|------------|--------------|--------------------|-------------------|--------|',
+        '| key    | c  | alone req/s | team req/s | team x alone | alone p50 / p99 ms | team p50 / p99 ms | Redis scripts / commands per team request | errors |',
+        '|--------|----|-------------|------------|--------------|--------------------|-------------------|-------------------------------------------|--------|',
         ...rows,
-        `plain: a healthy key without a cap (no round trip to Redis per request); capped: a cap of ${CAP}, its slots on Bottleneck's Redis clustering in team mode`,
+        `plain: a healthy key without a cap (no round trip to Redis per request); capped: a cap of ${CAP}, its slots on Bottleneck's Redis clustering in team mode. Redis's commands include those its scripts ran (a script is one round trip)`,
         '',
       ].join('\n'),
     );
   } finally {
+    stats.disconnect();
     alone.stop();
     team.stop();
     upstream.stop();
