@@ -1,7 +1,7 @@
 // How the engine's process is started, in one place: `npm run serve` (scripts/serve.mjs),
 // `npm start` (scripts/start.mjs, for Electron's main process) and the benchmarks
 // (bench/lib.ts) all start it with these, so what is measured is what users run.
-// Measured with `npm run bench:lean` (issue 25; docs/decisions/lean-25-runtime-tuning.md):
+// Measured with `npm run bench:lean` (issue 25; docs/decisions/lean-25-memory.md):
 // - `--max-semi-space-size=8`: V8's young generation grows to 2 x 8 MiB under load instead of
 //   2 x 16 MiB; no measurable cost per request (4 MiB cost about 6 %).
 // - `MALLOC_ARENA_MAX=2`: glibc gives each thread that allocates its own arena (up to 8 per core)
