@@ -19,6 +19,8 @@ export interface TeamRigOptions {
   redis?: RedisServer;
   /** Extra fields of every connection (caps, provider ...). */
   connection?: Record<string, unknown>;
+  /** The data dir engine `i` starts from (default: a fresh one of its own). */
+  dataDir?: (i: number) => string;
 }
 
 export interface TeamRig {
@@ -42,7 +44,7 @@ export async function startTeamRig(o: TeamRigOptions): Promise<TeamRig> {
   const conns: ConnectionView[][] = [];
   try {
     for (let i = 0; i < o.instances; i++) {
-      const e = await startTestEngine({ env: o.env, engine: { team: { redisUrl: redis.url, name: team, instanceId: `instance-${i}` } } });
+      const e = await startTestEngine({ dataDir: o.dataDir?.(i), env: o.env, engine: { team: { redisUrl: redis.url, name: team, instanceId: `instance-${i}` } } });
       engines.push(e);
       const mine: ConnectionView[] = [];
       for (let k = 0; k < o.keys.length; k++) {

@@ -19,6 +19,17 @@ export interface Logger {
 
 const SENSITIVE_KEYS = /^(authorization|x-api-key|api[-_]?key|secret|token|password|cookie|set-cookie|access[-_]?token|refresh[-_]?token|key)$/i;
 
+/** The password in a URL (what a redactor scrubs of a proxy or Redis address), or null when it has none worth scrubbing. */
+export function urlPassword(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const p = decodeURIComponent(new URL(url).password);
+    return p.length >= 4 ? p : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Every secret value the engine knows, counted per holder, and the scrubbing of text against them.
  *

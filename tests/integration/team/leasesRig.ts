@@ -7,82 +7,51 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ConnectionView } from '../../../src/shared/model';
 import { openStore } from '../../../src/main/engine/store/db';
-import { FakeUpstream } from '../../support/fakeUpstream';
 import { startTestEngine, type TestEngine } from '../../support/harness';
-import { RedisServer } from '../../support/redisServer';
+import { startTeamRig, type TeamRig } from '../../support/teamRig';
 
-export interface SessionsRig {
-  redis: RedisServer;
-  upstream: FakeUpstream;
-  engines: TestEngine[];
-  /** conns[engine][key index] */
-  conns: ConnectionView[][];
+export interface SessionsRig extends TeamRig {
   /** The client key every engine holds (each under its own id). */
   clientKey: string;
-  team: string;
   /** Which API key a local connection id of engine `i` holds (its index in `keys`). */
   keyIndexOf(i: number, connectionId: string | null): number;
-  stop(): Promise<void>;
 }
 
 let rigs = 0;
 
 export async function startSessionsRig(o: { instances: number; keys: string[]; env?: Record<string, string> }): Promise<SessionsRig> {
-  const redis = await RedisServer.start();
-  const upstream = await FakeUpstream.start();
-  const team = `sessions-${process.pid}-${++rigs}`;
   const seed = mkdtempSync(join(tmpdir(), 'switchyard-seed-'));
   const dirs: string[] = [seed];
-  const engines: TestEngine[] = [];
-  const conns: ConnectionView[][] = [];
-  const stop = async () => {
-    await Promise.allSettled(engines.map((e) => e.stop()));
-    await upstream.close();
-    await redis.stop();
+  const removeDirs = () => {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  };
+  /** A copy of the seed's data dir, its client key under an id of its own. */
+  const copyOfSeed = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-team-'));
+    dirs.push(dir);
+    cpSync(seed, dir, { recursive: true });
+    const db = openStore({ path: join(dir, 'switchyard.db'), now: () => Date.now() });
+    db.prepare('UPDATE client_keys SET id = ?').run(randomUUID());
+    db.close();
+    return dir;
   };
   try {
     const first = await startTestEngine({ dataDir: seed, env: o.env });
     const clientKey = first.clientKey;
     await first.stop();
-    for (let i = 0; i < o.instances; i++) {
-      const dir = mkdtempSync(join(tmpdir(), 'switchyard-team-'));
-      dirs.push(dir);
-      cpSync(seed, dir, { recursive: true });
-      const db = openStore({ path: join(dir, 'switchyard.db'), now: () => Date.now() });
-      db.prepare('UPDATE client_keys SET id = ?').run(randomUUID());
-      db.close();
-      const e = await startTestEngine({ dataDir: dir, env: o.env, engine: { team: { redisUrl: redis.url, name: team, instanceId: `instance-${i}` } } });
-      engines.push(e);
-      const mine: ConnectionView[] = [];
-      for (let k = 0; k < o.keys.length; k++) {
-        mine.push(
-          await e.addConnection({
-            name: `key ${k} on instance ${i}`,
-            kind: 'openai-compatible',
-            provider: 'openai',
-            baseUrl: upstream.openaiUrl,
-            secret: o.keys[k]!,
-            models: ['gpt-team'],
-          } as Parameters<TestEngine['addConnection']>[0]),
-        );
-      }
-      conns.push(mine);
-    }
+    const rig = await startTeamRig({ instances: o.instances, keys: o.keys, env: o.env, team: `sessions-${process.pid}-${++rigs}`, dataDir: copyOfSeed });
     return {
-      redis,
-      upstream,
-      engines,
-      conns,
+      ...rig,
       clientKey,
-      team,
-      keyIndexOf: (i, id) => conns[i]!.findIndex((c) => c.id === id),
-      stop,
+      keyIndexOf: (i, id) => rig.conns[i]!.findIndex((c) => c.id === id),
+      async stop() {
+        await rig.stop();
+        removeDirs();
+      },
     };
   } catch (err) {
-    await stop();
+    removeDirs();
     throw err;
   }
 }

@@ -15,9 +15,9 @@ import { modeOfFlag } from '../admission/protection';
 import { checkOutboundProxy, maskOutboundProxy } from '../../../shared/outboundProxy';
 import { ApiError, badInput, notFound } from '../errors';
 import type { Clock } from '../clock';
-import type { SecretRedactor } from '../logger';
+import { urlPassword, type SecretRedactor } from '../logger';
 import { maskSecret, type SecretBox } from '../secrets/secretBox';
-import { emptyHealth, type ConnectionHealthState, type ConnectionRecord, type ConnectionsRepo } from '../store/connectionsRepo';
+import { connectionConfigOf, emptyHealth, type ConnectionHealthState, type ConnectionRecord, type ConnectionsRepo } from '../store/connectionsRepo';
 
 export type { ConnectionRecord } from '../store/connectionsRepo';
 
@@ -88,7 +88,7 @@ export class ConnectionRegistry {
   outboundProxyOf(c: ConnectionRecord): string | null {
     if (this.proxies.has(c.id)) return this.proxies.get(c.id) ?? null;
     const plain = c.outboundProxyEnc ? this.box.decrypt(c.outboundProxyEnc) : c.outboundProxy;
-    this.redactor.hold(proxyOwner(c.id), proxyPassword(plain));
+    this.redactor.hold(proxyOwner(c.id), urlPassword(plain));
     this.proxies.set(c.id, plain);
     return plain;
   }
@@ -245,25 +245,7 @@ export class ConnectionRegistry {
   adoptFromTeam(c: TeamConnectionInput): boolean {
     const cur = this.byId.get(c.id);
     const info = KIND_INFO[c.kind];
-    const config = {
-      name: c.name,
-      kind: c.kind,
-      protocol: info.protocol,
-      provider: c.provider,
-      authClass: c.authClass,
-      baseUrl: c.baseUrl,
-      priority: c.priority,
-      enabled: c.enabled,
-      models: [...c.models],
-      passthroughModels: c.passthroughModels,
-      servesResponses: c.servesResponses,
-      maxConcurrent: c.maxConcurrent,
-      rateLimitOverrides: c.rateLimitOverrides,
-      protectionMode: c.protectionMode,
-      disableCooling: c.disableCooling,
-      providerSpecificData: c.providerSpecificData,
-      timeouts: c.timeouts,
-    };
+    const config = { ...connectionConfigOf(c), protocol: info.protocol };
     const proxyNow = cur ? this.outboundProxyOf(cur) : null;
     const secretNow = cur ? this.secretOf(cur) : null;
     if (cur && secretNow === c.secret && proxyNow === c.outboundProxy && sameConfig(cur, config)) return false;
@@ -423,16 +405,6 @@ function sameConfig(cur: ConnectionRecord, config: Partial<ConnectionRecord>): b
 const secretOwner = (id: string) => `connection:${id}`;
 const proxyOwner = (id: string) => `connection-proxy:${id}`;
 
-/** The password of a proxy URL (what the redactor scrubs), or null. */
-function proxyPassword(url: string | null): string | null {
-  if (!url) return null;
-  try {
-    const p = decodeURIComponent(new URL(url).password);
-    return p.length >= 4 ? p : null;
-  } catch {
-    return null;
-  }
-}
 
 /** How a secret is shown: a Claude subscription's token bundle by its access token. */
 function maskedFor(kind: ConnectionKind, secret: string): string {

@@ -108,6 +108,39 @@ function column<T>(name: string, text: string | null, schema: z.ZodType): { ok: 
 
 const modelListSchema = z.array(z.string());
 
+/**
+ * What configures a connection, as a team publishes and follows it: not its id, secret, proxy,
+ * health or times, and not its protocol (the kind decides it).
+ */
+export const CONNECTION_CONFIG_FIELDS = [
+  'name',
+  'kind',
+  'provider',
+  'authClass',
+  'baseUrl',
+  'priority',
+  'enabled',
+  'models',
+  'passthroughModels',
+  'servesResponses',
+  'maxConcurrent',
+  'rateLimitOverrides',
+  'protectionMode',
+  'disableCooling',
+  'providerSpecificData',
+  'timeouts',
+] as const satisfies readonly (keyof ConnectionRecord)[];
+
+export type ConnectionConfig = Pick<ConnectionRecord, (typeof CONNECTION_CONFIG_FIELDS)[number]>;
+
+/** A connection's configuration fields, in CONNECTION_CONFIG_FIELDS's order (its model list copied). */
+export function connectionConfigOf(c: ConnectionConfig): ConnectionConfig {
+  const out: Record<string, unknown> = {};
+  for (const k of CONNECTION_CONFIG_FIELDS) out[k] = c[k];
+  out.models = [...c.models];
+  return out as unknown as ConnectionConfig;
+}
+
 export const emptyHealth = (): ConnectionHealthState => ({
   testStatus: 'untested',
   rateLimitedUntil: null,

@@ -4,11 +4,11 @@
 // is sealed with it (HMAC), so a follower applies only what someone holding the key published.
 // Pure functions over plain records: building a publication and opening one.
 import { createHash } from 'node:crypto';
-import { CLAUDE_KIND, type AuthClass, type ConnectionKind, type ConnectionTimeouts, type ProviderSpecificData, type RateLimitOverrides, type RateLimitProtectionMode } from '../../../shared/model';
+import { CLAUDE_KIND } from '../../../shared/model';
 import { isSettingKey, validatePatch, type SettingKey } from '../../../shared/settings';
 import type { TeamCipher } from '../secrets/teamKey';
 import type { ComboRecord, ModelMappingRecord } from '../store/combosRepo';
-import type { ConnectionRecord } from '../store/connectionsRepo';
+import { connectionConfigOf, type ConnectionConfig, type ConnectionRecord } from '../store/connectionsRepo';
 
 export const CONFIG_FORMAT = 1;
 
@@ -21,24 +21,7 @@ export const MACHINE_SETTINGS: readonly SettingKey[] = ['proxy.port', 'logs.rete
 export const isTeamSetting = (k: string): k is SettingKey => isSettingKey(k) && !MACHINE_SETTINGS.includes(k);
 
 /** A connection as the team publishes it: its configuration without health, secrets encrypted. */
-export interface TeamConnection {
-  id: string;
-  name: string;
-  kind: ConnectionKind;
-  provider: string;
-  authClass: AuthClass;
-  baseUrl: string;
-  priority: number;
-  enabled: boolean;
-  models: string[];
-  passthroughModels: boolean;
-  servesResponses: boolean;
-  maxConcurrent: number | null;
-  rateLimitOverrides: RateLimitOverrides;
-  protectionMode: RateLimitProtectionMode;
-  disableCooling: boolean;
-  providerSpecificData: ProviderSpecificData;
-  timeouts: ConnectionTimeouts;
+export type TeamConnection = { id: string } & ConnectionConfig & {
   /** The secret, encrypted with the team key. */
   secretEnc: string | null;
   /** The outbound proxy URL as shown (its password masked), or null. */
@@ -46,7 +29,7 @@ export interface TeamConnection {
   /** The full proxy URL, encrypted with the team key, when it carries credentials. */
   outboundProxyEnc: string | null;
   createdAt: number;
-}
+};
 
 export interface ConfigBody {
   format: number;
@@ -134,22 +117,7 @@ export function buildPublication(
     const proxyHasCredentials = c.outboundProxyEnc !== null && proxy !== null;
     connections.push({
       id: c.id,
-      name: c.name,
-      kind: c.kind,
-      provider: c.provider,
-      authClass: c.authClass,
-      baseUrl: c.baseUrl,
-      priority: c.priority,
-      enabled: c.enabled,
-      models: [...c.models],
-      passthroughModels: c.passthroughModels,
-      servesResponses: c.servesResponses,
-      maxConcurrent: c.maxConcurrent,
-      rateLimitOverrides: c.rateLimitOverrides,
-      protectionMode: c.protectionMode,
-      disableCooling: c.disableCooling,
-      providerSpecificData: c.providerSpecificData,
-      timeouts: c.timeouts,
+      ...connectionConfigOf(c),
       secretEnc: secret !== null ? cipher.encrypt(secret) : null,
       outboundProxy: c.outboundProxy,
       outboundProxyEnc: proxyHasCredentials ? cipher.encrypt(proxy) : null,

@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import { TEAM_ROLES, type TeamRole, type TeamSettingsView, type TeamValueSource, type TeamValueView } from '../../../shared/team';
 import { ApiError, badInput } from '../errors';
-import type { Logger, SecretRedactor } from '../logger';
+import { urlPassword, type Logger, type SecretRedactor } from '../logger';
 import type { SecretBox } from '../secrets/secretBox';
 import { generateTeamKey, maskTeamKey, parseTeamKey, teamKeyFingerprint } from '../secrets/teamKey';
 import type { Env } from '../settings/resolve';
@@ -267,17 +267,8 @@ export class TeamSettings {
 
   /** The log redactor scrubs the addresses' passwords and the key wherever they would appear. */
   private holdSecrets(): void {
-    const password = (url: string | null | undefined) => {
-      if (!url) return null;
-      try {
-        const p = decodeURIComponent(new URL(url).password);
-        return p.length >= 4 ? p : null;
-      } catch {
-        return null;
-      }
-    };
-    this.o.redactor.hold('team:redis-saved', password(this.saved.redisUrl));
-    this.o.redactor.hold('team:redis-in-force', password(this.address().value));
+    this.o.redactor.hold('team:redis-saved', urlPassword(this.saved.redisUrl));
+    this.o.redactor.hold('team:redis-in-force', urlPassword(this.address().value));
     this.o.redactor.hold('team:key', this.key().value?.toString('base64') ?? null);
   }
 }
