@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../../src/shared/model';
 import { EventBus } from '../../../src/main/engine/events';
 import { createLogger, MemorySink, SecretRedactor } from '../../../src/main/engine/logger';
-import { INLINE_MAX_OPS, WORKER_RETIRE_MS, WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
+import { INLINE_MAX_OPS, INLINE_WINDOW_MS, WORKER_RETIRE_MS, WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
 import { fullGc } from '../../../src/main/engine/memory/idleTrim';
 import { REQUEST_LOG_FLUSH_MS, RequestLog } from '../../../src/main/engine/logs/requestLog';
 import { openStore, type Db } from '../../../src/main/engine/store/db';
@@ -194,6 +194,26 @@ describe('the request-log writer: inline when light, a worker under load', () =>
     const page = await log.page({ limit: 5 });
     expect(page.entries.map((e) => e.id)).toEqual([`req_${INLINE_MAX_OPS + 2}`, `req_${INLINE_MAX_OPS + 1}`, `req_${INLINE_MAX_OPS}`, `req_${INLINE_MAX_OPS - 1}`, `req_${INLINE_MAX_OPS - 2}`]);
     expect(writer.starts).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('starts the worker for small batches that come fast, not for the same batches spread out', async () => {
+    // The log flushes small batches under a burst; what starts the worker is the rate of writes.
+    const batch = 16; // 32 rows and the roll-ups each: far under INLINE_MAX_OPS alone
+    let id = 0;
+    for (let i = 0; i < 8; i++) {
+      burst(id, batch);
+      id += batch;
+      clock.advance(INLINE_WINDOW_MS);
+    }
+    expect(writer.running).toBe(false);
+    for (let i = 0; i < INLINE_MAX_OPS / batch; i++) {
+      burst(id, batch);
+      id += batch;
+    }
+    expect(writer.running).toBe(true);
+    expect(writer.starts).toBe(1);
+    expect((await log.page({ limit: 5000 })).entries).toHaveLength(id);
     expect(errors).toEqual([]);
   });
 

@@ -54,8 +54,13 @@ export class InlineLogWriter implements LogWriter {
   async close(): Promise<void> {}
 }
 
-/** Batches of at most this many writes run inline (about 200 requests: a few milliseconds). */
+/**
+ * Writes run inline while at most this many arrive within INLINE_WINDOW_MS (about 200 requests: a
+ * few milliseconds of SQLite); more start the worker. Counted over a window, not per batch, so the
+ * request log's batch size (small, for memory) does not decide where the writes run.
+ */
 export const INLINE_MAX_OPS = 512;
+export const INLINE_WINDOW_MS = 250;
 /** A worker with nothing to write for this long is retired. */
 export const WORKER_RETIRE_MS = 30_000;
 
@@ -115,6 +120,9 @@ export class WorkerLogWriter implements LogWriter {
   starts = 0;
   private readonly inlineMax: number;
   private readonly retireMs: number;
+  /** Writes run inline in the current window, and when it began (clock time). */
+  private windowOps = 0;
+  private windowStart = Number.NEGATIVE_INFINITY;
 
   private constructor(
     private readonly opts: WorkerLogWriterOptions,
@@ -124,7 +132,7 @@ export class WorkerLogWriter implements LogWriter {
     this.retireMs = opts.retireMs ?? WORKER_RETIRE_MS;
   }
 
-  /** A writer (the worker starts with the first large batch); an inline one for an in-memory store. */
+  /** A writer (the worker starts once writes come faster than INLINE_MAX_OPS per INLINE_WINDOW_MS); an inline one for an in-memory store. */
   static async start(opts: WorkerLogWriterOptions): Promise<LogWriter> {
     const inline = new InlineLogWriter(opts.db, opts.onError);
     if (opts.dbPath === ':memory:') return inline;
@@ -143,7 +151,7 @@ export class WorkerLogWriter implements LogWriter {
 
   write(ops: LogWriteOp[]): void {
     if (this.dead || this.closed) return this.inline.write(ops);
-    if (this.phase === 'none' && ops.length <= this.inlineMax) return this.inline.write(ops);
+    if (this.phase === 'none' && !this.underLoad(ops.length)) return this.inline.write(ops);
     // A JSON string crosses to the worker far cheaper than a structured clone of many small objects.
     const w = { seq: ++this.seq, ops: JSON.stringify(ops) };
     if (this.phase === 'running') this.post(w);
@@ -173,6 +181,20 @@ export class WorkerLogWriter implements LogWriter {
     this.cancelRetire = null;
     if (this.phase === 'running') await this.retire();
     else if (this.phase === 'retiring') await new Promise<void>((resolve) => this.retired.push(resolve));
+  }
+
+  /** Whether `n` more writes make too many for this thread (without a clock: this batch alone). */
+  private underLoad(n: number): boolean {
+    if (n > this.inlineMax) return true;
+    const clock = this.opts.clock;
+    if (!clock) return false;
+    const now = clock.monotonic();
+    if (now - this.windowStart >= INLINE_WINDOW_MS) {
+      this.windowStart = now;
+      this.windowOps = 0;
+    }
+    this.windowOps += n;
+    return this.windowOps > this.inlineMax;
   }
 
   private post(w: { seq: number; ops: string }): void {

@@ -12,7 +12,13 @@ import type { LogWriter } from './logWriter';
 
 /** Entries reach the store (and the dashboard) within this long; larger batches cost less per row. */
 export const REQUEST_LOG_FLUSH_MS = 250;
-const FLUSH_ROWS = 256;
+/**
+ * A batch also leaves once it holds this many entries. A batch of 256 lived across two young-generation
+ * collections under a burst, so its entries were promoted and later cost a full collection; 64 took
+ * the process's CPU per request at c=32 from about 189 to 174 µs (docs/decisions/lean-25-hot-path.md).
+ * The log writer decides where the writes run from their rate, not the batch size (logWriter.ts).
+ */
+const FLUSH_ROWS = 64;
 const PRUNE_EVERY_MS = 10 * 60_000;
 /** Provisional entries kept for re-journalling (requests answering now); more is a leak, not load. */
 const MAX_OPEN = 10_000;
