@@ -8,6 +8,9 @@
 // interleaved (the order reversed on odd rounds, so drift on a shared machine hits all alike), for
 // LEAN_ROUNDS rounds; the figure is the median round. The translated path is set against the bare
 // hop of the protocol its client speaks (Anthropic messages): a bare hop cannot translate.
+// Beside them, "required work" (bench/requiredWork.ts): the least a gateway keeping Switchyard's
+// promises does (client key, body parse, model rewrite, whole answer parsed, a journal line before
+// the answer), written flat; its ratio to the bare hop is what those promises cost by themselves.
 // Memory: RSS (VmRSS) of the Switchyard process tree (the engine process with its worker threads,
 // plus child processes if any) idle after start (LEAN_SETTLE_SECONDS, 10 s, after start and set-up),
 // its peak during the load (sampled every 100 ms,
@@ -19,7 +22,7 @@
 import autocannon from 'autocannon';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { startMinimalProxy, startSwitchyard, startUpstream } from './lib';
+import { startMinimalProxy, startRequiredWork, startSwitchyard, startUpstream } from './lib';
 
 function envNumber(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -187,6 +190,7 @@ async function main() {
   const upstream = await startUpstream();
   const bare = await startMinimalProxy(upstream.url);
   const sy = await startSwitchyard();
+  const required = await startRequiredWork(upstream.url, 'bench-client-key');
   try {
     await sy.api('POST', '/api/providers', { name: 'bench', kind: 'openai-compatible', provider: 'bench', baseUrl: `${upstream.url}/v1` });
     await sy.api('POST', '/api/providers', { name: 'anth', kind: 'anthropic', provider: 'anth', baseUrl: upstream.url, secret: 'sk-ant-bench-aaaaaaaaaaaa' });
@@ -201,9 +205,11 @@ async function main() {
       add('chat direct', upstream.url, '/v1/chat/completions', chat('bench-delay-0'), { authorization: 'Bearer upstream' });
       add('chat bare', bare.url, '/v1/chat/completions', chat('bench-delay-0'), {});
       add('chat switchyard', sy.proxyUrl, '/v1/chat/completions', chat('bench/bench-delay-0'), syAuth);
+      add('chat required', required.url, '/v1/chat/completions', chat('bench/bench-delay-0'), { authorization: 'Bearer bench-client-key' });
       add('messages direct', upstream.url, '/v1/messages', messages('bench-delay-0'), { 'x-api-key': 'upstream', ...anthHeaders });
       add('messages bare', bare.url, '/v1/messages', messages('bench-delay-0'), anthHeaders);
       add('messages switchyard', sy.proxyUrl, '/v1/messages', messages('anth/bench-delay-0'), { ...syAuth, ...anthHeaders });
+      add('messages required', required.url, '/v1/messages', messages('anth/bench-delay-0'), { 'x-api-key': 'bench-client-key', ...anthHeaders });
       add('translated switchyard', sy.proxyUrl, '/v1/messages', messages('bench/bench-delay-0'), { ...syAuth, ...anthHeaders });
     }
     for (const c of cells) await preflight(c);
@@ -234,9 +240,10 @@ async function main() {
     const rps = (key: string) => median(shots.get(key)!.map((s) => s.rps));
     const errors = (key: string) => shots.get(key)!.reduce((a, s) => a + s.errors, 0);
     const rows = [
-      { path: 'OpenAI chat', proto: 'chat', sy: 'chat switchyard' },
-      { path: 'Anthropic messages, native', proto: 'messages', sy: 'messages switchyard' },
-      { path: 'Anthropic -> Chat, translated', proto: 'messages', sy: 'translated switchyard' },
+      { path: 'OpenAI chat', proto: 'chat', sy: 'chat switchyard', required: 'chat required' },
+      { path: 'Anthropic messages, native', proto: 'messages', sy: 'messages switchyard', required: 'messages required' },
+      // The flat reference does not translate.
+      { path: 'Anthropic -> Chat, translated', proto: 'messages', sy: 'translated switchyard', required: null },
     ];
     const throughput = CONCURRENCY.flatMap((c) =>
       rows.map((r) => {
@@ -246,6 +253,7 @@ async function main() {
         // Each round's ratio (the two ran in the same round): their spread shows the run's noise.
         const perRound = syShots.map((s, i) => s.rps / bareShots[i]!.rps);
         const ratio = rps(k(r.sy)) / rps(k(`${r.proto} bare`));
+        const requiredRps = r.required ? rps(k(r.required)) : null;
         return {
           path: r.path,
           concurrency: c,
@@ -256,9 +264,16 @@ async function main() {
           xBareHopPerRound: perRound,
           target: TARGET.ratio[c]!,
           meetsTarget: ratio >= TARGET.ratio[c]!,
+          requiredWorkRps: requiredRps,
+          requiredWorkXBareHop: requiredRps === null ? null : requiredRps / rps(k(`${r.proto} bare`)),
           switchyardP50Ms: median(syShots.map((s) => s.p50)),
           switchyardP99Ms: median(syShots.map((s) => s.p99)),
-          errors: { direct: errors(k(`${r.proto} direct`)), bareHop: errors(k(`${r.proto} bare`)), switchyard: errors(k(r.sy)) },
+          errors: {
+            direct: errors(k(`${r.proto} direct`)),
+            bareHop: errors(k(`${r.proto} bare`)),
+            switchyard: errors(k(r.sy)),
+            requiredWork: r.required ? errors(k(r.required)) : 0,
+          },
         };
       }),
     );
@@ -287,7 +302,7 @@ async function main() {
     // ---- print ----
     const verdict = (ok: boolean) => (ok ? 'meets' : 'misses');
     const tp = table(
-      ['path', 'conc', 'direct req/s', 'bare hop req/s', 'Switchyard req/s', 'x bare hop', 'per round', 'target', ''],
+      ['path', 'conc', 'direct req/s', 'bare hop req/s', 'Switchyard req/s', 'x bare hop', 'per round', 'target', '', 'required work req/s', 'its x bare hop'],
       throughput.map((t) => [
         t.path,
         String(t.concurrency),
@@ -298,6 +313,8 @@ async function main() {
         t.xBareHopPerRound.length > 1 ? `${f(Math.min(...t.xBareHopPerRound))}-${f(Math.max(...t.xBareHopPerRound))}` : '-',
         `>= ${f(t.target, 1)}`,
         verdict(t.meetsTarget),
+        t.requiredWorkRps === null ? '-' : int(t.requiredWorkRps),
+        t.requiredWorkXBareHop === null ? '-' : f(t.requiredWorkXBareHop),
       ]),
     );
     const s = memory.switchyard;
@@ -311,14 +328,15 @@ async function main() {
         memRow(`${AFTER_SECONDS} s after the load`, s.afterMiB, b.afterMiB, TARGET.afterMiB),
       ],
     );
-    const errs = throughput.filter((t) => t.errors.direct + t.errors.bareHop + t.errors.switchyard > 0);
+    const errs = throughput.filter((t) => t.errors.direct + t.errors.bareHop + t.errors.switchyard + t.errors.requiredWork > 0);
     const out = [
       '',
       `Lean bench (issue 25): ${process.version}, ${new Date().toISOString()}, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`,
-      `non-stream, upstream 0 ms, ${ROUNDS} interleaved round(s) of ${SECONDS} s per cell, medians; "per round" is the spread of the rounds' own ratios`,
+      `non-stream, upstream 0 ms, ${ROUNDS} interleaved round(s) of ${SECONDS} s per cell, medians; "per round" is the spread of the rounds' own ratios;`,
+      `"required work": the least a gateway keeping Switchyard's promises does, flat (bench/requiredWork.ts), against the same bare hop`,
       tp,
       `Switchyard p50 / p99 latency (ms): ${throughput.map((t) => `${t.path} c=${t.concurrency} ${f(t.switchyardP50Ms, 1)} / ${f(t.switchyardP99Ms, 1)}`).join('; ')}`,
-      ...(errs.length ? [`ERRORS (figures not valid): ${errs.map((t) => `${t.path} c=${t.concurrency} direct ${t.errors.direct}, bare hop ${t.errors.bareHop}, Switchyard ${t.errors.switchyard}`).join('; ')}`] : []),
+      ...(errs.length ? [`ERRORS (figures not valid): ${errs.map((t) => `${t.path} c=${t.concurrency} direct ${t.errors.direct}, bare hop ${t.errors.bareHop}, Switchyard ${t.errors.switchyard}, required work ${t.errors.requiredWork}`).join('; ')}`] : []),
       '',
       `Memory: RSS of each process tree (Switchyard: ${s.processes} process(es) with their threads; the bare hop runs under tsx, whose loader thread is in its figure)`,
       mem,
@@ -346,6 +364,7 @@ async function main() {
     process.stdout.write(`${JSON.stringify(json)}\n`);
   } finally {
     sy.stop();
+    required.stop();
     bare.stop();
     upstream.stop();
   }

@@ -37,6 +37,12 @@ export async function startMinimalProxy(upstreamUrl: string) {
   return { url: `http://127.0.0.1:${info.port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
 }
 
+/** The least work a gateway with Switchyard's promises does, flat, in its own process (requiredWork.ts). */
+export async function startRequiredWork(upstreamUrl: string, clientKey: string) {
+  const { child, info } = await spawnJsonLine<{ port: number }>(process.execPath, ['--import', 'tsx', 'bench/requiredWork.ts', upstreamUrl, clientKey]);
+  return { url: `http://127.0.0.1:${info.port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
+}
+
 /**
  * The headless shell in its own process; `nodeArgs` go before the script (e.g. `--cpu-prof` to
  * profile it); `serveJs` runs another build (e.g. a baseline worktree's) for before/after figures.
