@@ -143,9 +143,11 @@ function httpDispatch(deps: UpstreamCallDeps): Dispatch<BodyReader | UpstreamStr
     const watch = policy ? new AttemptWatch(deps.clock, policy, signal) : null;
     watch?.watch.start();
     let upstream: UpstreamResponse;
+    const { origin, path } = upstreamTarget(conn, endpoint, target.model, stream);
     try {
       upstream = await deps.upstream.request({
-        ...upstreamTarget(conn, endpoint, target.model, stream),
+        origin,
+        path,
         method: 'POST',
         headers,
         body,

@@ -90,15 +90,6 @@ export function dimKeys(e: RequestLogEntry): Record<RollupDim, string> {
   };
 }
 
-interface Acc {
-  grain: number;
-  bucket: number;
-  dim: string;
-  key: string;
-  label: string | null;
-  v: number[];
-}
-
 const tokens = (n: number | null | undefined) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0);
 
 /** A batch's entries that share a minute and every dimension key, summed (rollupOps' first pass). */
@@ -118,6 +109,9 @@ interface Group {
  * minute with the same connection, model, combo and client key: in practice a handful per batch),
  * then each group is added to its row of every granularity and dimension.
  */
+/** A roll-up op's leading fields: the statement, bucket, dimension, key and label. */
+const OP_HEAD = 5;
+
 export function rollupOps(entries: readonly RequestLogEntry[], base: number): Op[] {
   const T0 = SUM_COLUMNS.length;
   const D0 = T0 + HIST_BUCKETS;
@@ -144,7 +138,7 @@ export function rollupOps(entries: readonly RequestLogEntry[], base: number): Op
     if (ok && e.ttfbMs != null) v[T0 + histBucket(e.ttfbMs)]! += 1;
     if (ok && e.durationMs != null) v[D0 + histBucket(e.durationMs)]! += 1;
   }
-  const accs = new Map<string, Acc>();
+  const accs = new Map<string, SqlValue[]>();
   for (const g of groups.values()) {
     for (let gi = 0; gi < GRAIN_ORDER.length; gi++) {
       const ms = USAGE_GRAINS[GRAIN_ORDER[gi]!].ms;
@@ -152,17 +146,24 @@ export function rollupOps(entries: readonly RequestLogEntry[], base: number): Op
       for (const dim of ROLLUP_DIMS) {
         const key = g.keys[dim];
         const id = `${gi}|${bucket}|${dim}|${key}`;
-        let acc = accs.get(id);
-        if (!acc) accs.set(id, (acc = { grain: gi, bucket, dim, key, label: null, v: new Array<number>(VALUE_COLUMNS.length).fill(0) }));
-        if (dim === 'connection' && g.label) acc.label = g.label;
+        // The op itself is the accumulator: its sums follow the statement, bucket, dimension, key and label.
+        let op = accs.get(id);
+        if (!op) {
+          op = new Array<SqlValue>(OP_HEAD + VALUE_COLUMNS.length).fill(0);
+          op[0] = base + UPSERT + gi;
+          op[1] = bucket;
+          op[2] = dim;
+          op[3] = key;
+          op[4] = null;
+          accs.set(id, op);
+        }
+        if (dim === 'connection' && g.label) op[4] = g.label;
         const v = g.v;
-        for (let j = 0; j < v.length; j++) if (v[j] !== 0) acc.v[j]! += v[j]!;
+        for (let j = 0; j < v.length; j++) if (v[j] !== 0) (op[OP_HEAD + j] as number) += v[j]!;
       }
     }
   }
-  const ops: Op[] = [];
-  for (const a of accs.values()) ops.push([base + UPSERT + a.grain, a.bucket, a.dim, a.key, a.label, ...a.v]);
-  return ops;
+  return [...accs.values()] as Op[];
 }
 
 /** Deletes each granularity's rows older than its retention. */
