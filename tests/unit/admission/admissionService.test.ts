@@ -43,6 +43,26 @@ describe('admission fast path', () => {
     expect(viewOf(admission, c.id).inFlight).toBe(0);
   });
 
+  it('acquireNow hands over a free slot in the same turn, and says null (taking nothing) when the request must wait or be refused', () => {
+    const c = conn({ authClass: 'apikey', rateLimitOverrides: { maxConcurrent: 1, maxWaitMs: 1_000 } });
+    const { admission } = setup([c]);
+    const lease = admission.acquireNow(target(c), never());
+    expect(lease).not.toBeNull();
+    expect(viewOf(admission, c.id).inFlight).toBe(1);
+    // The cap is full: acquire() is the one to queue the request.
+    expect(admission.acquireNow(target(c), never())).toBeNull();
+    expect(viewOf(admission, c.id)).toMatchObject({ inFlight: 1, queued: 0 });
+    lease!.release();
+    // Paused past the caller's budget: null here, and acquire() gives the refusal with its reason.
+    admission.observe(target(c), failure429, verdict({ ms: 60_000, source: 'text' }));
+    expect(admission.acquireNow(target(c), never())).toBeNull();
+    expect(viewOf(admission, c.id)).toMatchObject({ inFlight: 0, queued: 0 });
+    // An aborted request gets nothing.
+    const gone = new AbortController();
+    gone.abort();
+    expect(admission.acquireNow(target(conn()), gone.signal)).toBeNull();
+  });
+
   it('an idle protected connection skips the pacer too; execution budgets share one timer', async () => {
     const c = conn({ authClass: 'apikey' });
     const { admission, clock, pacers } = setup([c]);

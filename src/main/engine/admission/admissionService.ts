@@ -146,24 +146,23 @@ export class AdmissionService implements AdmissionPort {
     let plan: Plan | null = null;
     try {
       plan = this.plan(target);
-      const now = this.d.clock.now();
-      if (plan.queue && plan.budgets) {
-        const admission = checkQueueAdmission(plan.st.queued, plan.budgets.maxQueueDepth);
-        if (!admission.admit) {
-          const left = plan.queue.pauseEnd(now, target.model);
-          throw queueFull(plan.conn.name, admission.waiting, left === null ? null : left - now);
-        }
-        const pause = checkLimiterPause(plan.queue.pauseEnd(now, target.model), now, plan.deadline);
-        if (!pause.wait) throw queueTimeout(plan.conn.name, plan.budgets.maxWaitMs, pause.pauseLeftMs);
-      }
-      if ((!plan.queue || plan.queue.isIdle(now, target.model)) && plan.teamSlots === null) {
-        const lease = this.dispatchNow(plan);
-        if (lease) return Promise.resolve(lease);
-      }
+      const lease = this.withoutWaiting(plan);
+      if (lease) return Promise.resolve(lease);
       return this.acquireAfterWaiting(plan, signal);
     } catch (err) {
       if (plan) this.pruneModel(plan.st, target.model);
       return Promise.reject(err);
+    }
+  }
+
+  acquireNow(target: Target, signal: AbortSignal): AdmissionLease | null {
+    if (this.closed || signal.aborted) return null;
+    const plan = this.plan(target);
+    try {
+      return this.withoutWaiting(plan);
+    } catch {
+      // A refusal is acquire()'s to give, with its reason (and its clean-up).
+      return null;
     }
   }
 
@@ -349,6 +348,26 @@ export class AdmissionService implements AdmissionPort {
       quotaShareCap,
       teamSlots: this.team && (stages.length > 0 || quotaShareCap !== null) ? this.teamSlotsOf(conn, target.model, stages, quotaShareCap) : null,
     };
+  }
+
+  /**
+   * The queue's refusals (full, or paused past the request's deadline) throw; the lease when every
+   * slot is free now and nothing is queued ahead or to be claimed from the team; null when it must wait.
+   */
+  private withoutWaiting(plan: Plan): AdmissionLease | null {
+    const { target } = plan;
+    const now = this.d.clock.now();
+    if (plan.queue && plan.budgets) {
+      const admission = checkQueueAdmission(plan.st.queued, plan.budgets.maxQueueDepth);
+      if (!admission.admit) {
+        const left = plan.queue.pauseEnd(now, target.model);
+        throw queueFull(plan.conn.name, admission.waiting, left === null ? null : left - now);
+      }
+      const pause = checkLimiterPause(plan.queue.pauseEnd(now, target.model), now, plan.deadline);
+      if (!pause.wait) throw queueTimeout(plan.conn.name, plan.budgets.maxWaitMs, pause.pauseLeftMs);
+    }
+    if ((!plan.queue || plan.queue.isIdle(now, target.model)) && plan.teamSlots === null) return this.dispatchNow(plan);
+    return null;
   }
 
   /** The synchronous path: every slot is free now, so dispatch without waiting. Null if one is not. */

@@ -45,6 +45,12 @@ export class AdmissionError extends Error {
 export interface AdmissionPort {
   /** Waits for a slot for this target. Rejects with AdmissionError, or the signal's reason on abort. */
   acquire(target: Target, signal: AbortSignal): Promise<AdmissionLease>;
+  /**
+   * The slot at once when one is free and nothing needs waiting for (no queue ahead, no pause, no
+   * team slot to claim), without a turn of the event loop; null otherwise, and then acquire() decides
+   * (waits, or refuses with the reason). Optional: without it every request goes through acquire().
+   */
+  acquireNow?(target: Target, signal: AbortSignal): AdmissionLease | null;
   /** Sees each upstream outcome (retry hints pause or space the queue). */
   observe(target: Target, failure: UpstreamFailure | null, verdict: AttemptVerdict | null): void;
   /**

@@ -37,6 +37,7 @@ import {
   type AttemptInterceptor,
   type Dispatch,
 } from './attempt';
+import { admit, passBarrier } from './admit';
 import { abandonContinuation, deliver, reopensEarly } from './delivery';
 import { ProxyError } from './errors';
 import { wantsStream, type InboundCall } from './inbound';
@@ -218,7 +219,8 @@ async function walkTargets(
       walk.spent.add(target);
       continue;
     }
-    const lease = await admit(deps, call, target, request, record, walk);
+    const admission = admit(deps, call, target, request.signal, record, walk);
+    const lease = admission instanceof Promise ? await admission : admission;
     if (lease === 'answered') return 'done';
     if (lease === null) continue;
     walk.roundAttempts++;
@@ -313,78 +315,6 @@ function cooldownWait(deps: PipelineDeps, call: InboundCall, plan: RoutePlan, wa
   });
   walk.waitRefused = d.wait ? null : d.why;
   return d.wait ? { ms: d.ms, until: d.until, target: plan.order[d.first]!, ex: targets[d.first]!.ex! } : null;
-}
-
-/**
- * Eligibility, then an admission slot, then eligibility again (the queue wait may have been long:
- * the target can have started cooling, or its breaker opened, meanwhile), and only then the claim
- * of a half-open probe, and the lease barrier. null when the target is skipped (recorded);
- * 'answered' when the barrier refused the request (answered).
- */
-async function admit(
-  deps: PipelineDeps,
-  call: InboundCall,
-  target: Target,
-  request: RequestSignal,
-  record: RequestRecord,
-  walk: Walk,
-): Promise<AdmissionLease | null | 'answered'> {
-  const ex = deps.resilience.exclusion(target, deps.clock.now());
-  if (ex) {
-    record.skip(target, ex);
-    walk.exclusions.push({ target, ex });
-    return null;
-  }
-  let lease: AdmissionLease;
-  try {
-    lease = await deps.admission.acquire(target, request.signal);
-  } catch (err) {
-    if (err instanceof AdmissionError) {
-      walk.lastAdmission = err;
-      record.skip(target, { reason: 'admission_rejected', until: null, detail: `${err.code}: ${err.message}` });
-      return null;
-    }
-    if (request.signal.aborted) return null;
-    throw err;
-  }
-  const now = deps.clock.now();
-  const late = deps.resilience.exclusion(target, now) ?? (await deps.resilience.beginAttempt(target, now));
-  if (late) {
-    lease.release();
-    record.skip(target, late);
-    walk.exclusions.push({ target, ex: late });
-    return null;
-  }
-  const barred = await passBarrier(deps, call, target, lease, record, walk, now);
-  return barred === null ? lease : barred === 'answered' ? 'answered' : null;
-}
-
-/**
- * R-LS-07: the final dispatch barrier binds a presented lease to this key, generation and
- * connection. null = pass; otherwise the slot and any probe claim are given back, and the request
- * is either answered (refused) or the target skipped (recorded).
- */
-async function passBarrier(
-  deps: PipelineDeps,
-  call: InboundCall,
-  target: Target,
-  lease: AdmissionLease,
-  record: RequestRecord,
-  walk: Walk,
-  now: number,
-): Promise<'answered' | 'skipped' | null> {
-  const pending = deps.sessions?.barrier(call, target, now) ?? null;
-  const gate = pending instanceof Promise ? await pending : pending;
-  if (!gate) return null;
-  lease.release();
-  deps.resilience.onAbandon(target, now);
-  if ('refuse' in gate) {
-    // Refused while continuing a broken answer: the client's stream ends with the refusal as its error event.
-    if (!abandonContinuation(walk, record, gate.refuse)) record.fail(gate.refuse);
-    return 'answered';
-  }
-  record.skip(target, gate.skip);
-  return 'skipped';
 }
 
 /**
