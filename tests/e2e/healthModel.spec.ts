@@ -93,11 +93,13 @@ test('a model lockout after a 429 with Retry-After: the card says so; re-enable,
 
   // The next request goes to Alpha at once: one attempt, nothing skipped, no time in the queue.
   expect(await sendMessage(app, key)).toBe(200);
-  type Log = { connectionName: string | null; skipped: unknown[]; attempts: { connectionName: string; queuedMs: number | null }[] };
+  type Log = { connectionName: string | null; skipped: unknown[]; waits: unknown[]; attempts: { connectionName: string; queuedMs: number | null }[] };
   const last = (await app.api<{ entries: Log[] }>('GET', '/api/logs?limit=1')).entries[0]!;
   expect(last.connectionName, JSON.stringify(last)).toBe('Alpha');
   expect(last.skipped).toEqual([]);
   expect(last.attempts).toHaveLength(1);
+  // Not queued at all (a queue's pause or spacing would be listed among the waits), so no queue time.
+  expect(last.waits).toEqual([]);
   expect(last.attempts[0]!.queuedMs ?? 0).toBe(0);
   expect(fake.requestsFor({ key: 'key-alpha-0001', path: '/v1/messages' })).toHaveLength(1);
 });

@@ -63,6 +63,20 @@ describe('admission fast path', () => {
     expect(admission.acquireNow(target(conn()), gone.signal)).toBeNull();
   });
 
+  it('a request admitted at once reports no time in a queue, however long the admission code itself took', async () => {
+    // A clock whose monotonic time moves on every read: the admission's own work "takes" time.
+    class TickingClock extends FakeClock {
+      private reads = 0;
+      override monotonic(): number {
+        return super.monotonic() + ++this.reads;
+      }
+    }
+    const c = conn({ authClass: 'apikey' });
+    const admission = new AdmissionService({ clock: new TickingClock(), settings: new TestSettings({}), registry: new TestRegistry(c), resilience: { lockModel: vi.fn() }, pacer: manualPacers() });
+    expect(admission.acquireNow(target(c), never())!.queuedMs).toBe(0);
+    expect((await admission.acquire(target(c), never())).queuedMs).toBe(0);
+  });
+
   it('an idle protected connection skips the pacer too; execution budgets share one timer', async () => {
     const c = conn({ authClass: 'apikey' });
     const { admission, clock, pacers } = setup([c]);

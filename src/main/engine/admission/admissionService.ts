@@ -387,7 +387,7 @@ export class AdmissionService implements AdmissionPort {
       }
       gateRelease = r;
     }
-    return this.dispatch(plan, gateRelease, quotaRelease);
+    return this.dispatch(plan, gateRelease, quotaRelease, null, false);
   }
 
   private async acquireAfterWaiting(plan: Plan, signal: AbortSignal): Promise<AdmissionLease> {
@@ -484,7 +484,8 @@ export class AdmissionService implements AdmissionPort {
     }
   }
 
-  private dispatch(plan: Plan, gateRelease: () => void, quotaRelease: () => void, waits: readonly RequestWait[] | null = null): AdmissionLease {
+  /** `queued`: the request went through the waiting path; one admitted at once spent no time in a queue (0). */
+  private dispatch(plan: Plan, gateRelease: () => void, quotaRelease: () => void, waits: readonly RequestWait[] | null = null, queued = true): AdmissionLease {
     const { st, mc, conn, budgets } = plan;
     st.inFlight++;
     mc.inFlight++;
@@ -499,7 +500,7 @@ export class AdmissionService implements AdmissionPort {
     this.changed();
     let released = false;
     return {
-      queuedMs: this.d.clock.monotonic() - plan.t0,
+      queuedMs: queued ? this.d.clock.monotonic() - plan.t0 : 0,
       signal,
       waits,
       release: () => {
