@@ -157,11 +157,10 @@ export class AdmissionService implements AdmissionPort {
 
   acquireNow(target: Target, signal: AbortSignal): AdmissionLease | null {
     if (this.closed || signal.aborted) return null;
-    const plan = this.plan(target);
     try {
-      return this.withoutWaiting(plan);
+      return this.withoutWaiting(this.plan(target));
     } catch {
-      // A refusal is acquire()'s to give, with its reason (and its clean-up).
+      // A refusal (or any error) is acquire()'s to give, with its reason and its clean-up.
       return null;
     }
   }

@@ -100,6 +100,9 @@ interface Group {
   v: Float64Array;
 }
 
+/** A roll-up op's leading fields: the statement, bucket, dimension, key and label. */
+const OP_HEAD = 5;
+
 /**
  * One upsert per (granularity, bucket, dimension, key) that this batch touches, each carrying the
  * batch's sums for that row. `base` is where USAGE_WRITE_SQL starts in the writer's statement list.
@@ -109,9 +112,6 @@ interface Group {
  * minute with the same connection, model, combo and client key: in practice a handful per batch),
  * then each group is added to its row of every granularity and dimension.
  */
-/** A roll-up op's leading fields: the statement, bucket, dimension, key and label. */
-const OP_HEAD = 5;
-
 export function rollupOps(entries: readonly RequestLogEntry[], base: number): Op[] {
   const T0 = SUM_COLUMNS.length;
   const D0 = T0 + HIST_BUCKETS;
