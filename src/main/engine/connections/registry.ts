@@ -405,7 +405,6 @@ function sameConfig(cur: ConnectionRecord, config: Partial<ConnectionRecord>): b
 const secretOwner = (id: string) => `connection:${id}`;
 const proxyOwner = (id: string) => `connection-proxy:${id}`;
 
-
 /** How a secret is shown: a Claude subscription's token bundle by its access token. */
 function maskedFor(kind: ConnectionKind, secret: string): string {
   if (kind === CLAUDE_KIND && secret.startsWith('{')) {
