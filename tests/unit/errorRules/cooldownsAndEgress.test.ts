@@ -11,6 +11,7 @@ import type { UpstreamClient } from '../../../src/main/engine/upstream/client';
 import type { ConnectionRegistry } from '../../../src/main/engine/connections/registry';
 import { connectionRecord } from '../../support/builders';
 import { FakeClock } from '../../support/fakeClock';
+import { bodyOf } from '../../support/scriptedBody';
 
 const S = { baseMs: 3_000, maxBackoffSteps: 10, coolOnStall: false };
 const NOW = 1_000_000;
@@ -108,8 +109,7 @@ describe('egress IPs', () => {
     const upstream = {
       request: async (req: { proxy?: string | null }) => {
         calls.push(req.proxy);
-        const { Readable } = await import('node:stream');
-        return { status: 200, headers: {}, body: Readable.from([Buffer.from(answer)]) };
+        return { status: 200, headers: {}, body: bodyOf(answer) };
       },
     } as unknown as UpstreamClient;
     const registry = { outboundProxyOf: () => 'socks5://127.0.0.1:1080', outboundProxyUnreadable: () => false } as unknown as ConnectionRegistry;

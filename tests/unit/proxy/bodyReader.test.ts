@@ -1,16 +1,16 @@
 // BodyReader.peek: reading ahead keeps every chunk for the consumer that follows, in order, and
 // replays the end or the error to it; past the limit it stops reading and says so.
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { BodyReader } from '../../../src/main/engine/proxy/bodyReader';
+import { ScriptedBody } from '../../support/scriptedBody';
 
 async function started(pieces: string[], end: 'end' | 'error' | 'open' = 'end') {
-  const body = new PassThrough();
-  const reader = new BodyReader(body as never);
+  const body = new ScriptedBody();
+  const reader = new BodyReader(body);
   const firstP = reader.first();
   for (const p of pieces) body.write(p);
   if (end === 'end') body.end();
-  else if (end === 'error') setImmediate(() => body.destroy(new Error('reset')));
+  else if (end === 'error') setImmediate(() => body.fail(new Error('reset')));
   const first = await firstP;
   return { body, reader, first: first.kind === 'chunk' ? first.chunk : null };
 }

@@ -1,10 +1,10 @@
-// The body of one upstream response, owned from the moment the response arrives: listeners stay
-// attached for its whole life, so an 'end' or 'error' that fires between reading the first chunk
-// and committing the response is never lost. Until it is handed to a consumer (the client pipe,
-// a translating stream, a bounded read), it holds the first chunk (and anything after it) back,
-// so a stream that dies early can still fail over.
+// The body of one upstream response, owned from the moment the response arrives: it is the body's
+// one reader (upstream/body.ts) for its whole life, so an end or error that comes between reading
+// the first chunk and committing the response is never lost. Until it is handed to a consumer (the
+// client pipe, a translating stream, a bounded read), it holds the first chunk (and anything after
+// it) back, so a stream that dies early can still fail over; past HOLD_BYTES held, the socket pauses.
 import type { ServerResponse } from 'node:http';
-import type { UpstreamResponse } from '../upstream/client';
+import { HOLD_BYTES, type BodySink, type BodySource } from '../upstream/body';
 import type { TappedUsage, UsageTap } from '../upstream/usage';
 
 export type FirstChunk = { kind: 'chunk'; chunk: Buffer } | { kind: 'end' } | { kind: 'error'; error: unknown };
@@ -42,26 +42,22 @@ export interface ChunkConsumer {
 
 export type ReadAllResult = { ok: true; body: Buffer } | { ok: false; error: unknown } | { ok: false; tooLarge: true };
 
-export class BodyReader implements ResponseBody {
+export class BodyReader implements ResponseBody, BodySink {
   private firstWaiter: ((f: FirstChunk) => void) | null = null;
   private firstSeen: FirstChunk | null = null;
   private pending: Buffer[] = [];
+  private pendingBytes = 0;
   private ended = false;
-  private error: unknown = null;
+  private failure: unknown = null;
   private consumer: ChunkConsumer | null = null;
   /** Set by the read-ahead (emptyAnswer.ts) when the whole body ended within its limit. */
   private complete: WholeAnswer | null = null;
 
-  constructor(private readonly body: UpstreamResponse['body']) {
-    body.on('data', (c: Buffer) => this.onData(c));
-    body.once('end', () => this.onEnd());
-    body.on('error', (e) => this.onError(e));
-    body.once('close', () => {
-      if (!this.ended && this.error === null) this.onError(new Error('upstream closed the stream'));
-    });
+  constructor(private readonly body: BodySource) {
+    body.attach(this);
   }
 
-  /** Resolves with the first chunk (then pauses), the end of an empty body, or an error. */
+  /** Resolves with the first chunk (held with what follows until a consumer takes over), the end of an empty body, or an error. */
   first(): Promise<FirstChunk> {
     if (this.firstSeen) return Promise.resolve(this.firstSeen);
     return new Promise((resolve) => (this.firstWaiter = resolve));
@@ -74,29 +70,27 @@ export class BodyReader implements ResponseBody {
     this.firstWaiter = null;
   }
 
-  private onData(c: Buffer) {
-    if (!this.firstSeen) {
-      this.body.pause();
-      this.settleFirst({ kind: 'chunk', chunk: c });
+  // BodySink: the source's callbacks.
+  data(c: Buffer): void {
+    if (this.consumer) {
+      if (!this.consumer.data(c)) this.body.pause();
       return;
     }
-    if (!this.consumer) {
-      this.body.pause();
-      this.pending.push(c);
-      return;
-    }
-    if (!this.consumer.data(c)) this.body.pause();
+    if (this.firstSeen) this.pending.push(c);
+    else this.settleFirst({ kind: 'chunk', chunk: c });
+    this.pendingBytes += c.length;
+    if (this.pendingBytes > HOLD_BYTES) this.body.pause();
   }
 
-  private onEnd() {
+  end(): void {
     this.ended = true;
     this.settleFirst({ kind: 'end' });
     this.consumer?.end();
   }
 
-  private onError(e: unknown) {
-    if (this.ended || this.error !== null) return;
-    this.error = e;
+  error(e: unknown): void {
+    if (this.ended || this.failure !== null) return;
+    this.failure = e;
     this.settleFirst({ kind: 'error', error: e });
     this.consumer?.error(e);
   }
@@ -110,8 +104,9 @@ export class BodyReader implements ResponseBody {
     let ok = true;
     const held = head ? [head, ...this.pending] : this.pending;
     this.pending = [];
+    this.pendingBytes = 0;
     for (const c of held) ok = consumer.data(c) && ok;
-    if (this.error !== null) return consumer.error(this.error);
+    if (this.failure !== null) return consumer.error(this.failure);
     if (this.ended) return consumer.end();
     if (ok) this.body.resume();
   }
@@ -125,11 +120,11 @@ export class BodyReader implements ResponseBody {
    * seen), and `usage` its token usage. whole() answers with it until the body is handed over.
    */
   holdWhole(body: Buffer, usage: TappedUsage): void {
-    if (this.ended && this.error === null && this.consumer === null) this.complete = { body, usage };
+    if (this.ended && this.failure === null && this.consumer === null) this.complete = { body, usage };
   }
 
   whole(): WholeAnswer | null {
-    return this.consumer === null && this.error === null ? this.complete : null;
+    return this.consumer === null && this.failure === null ? this.complete : null;
   }
 
   /** Streams the first chunk and the rest of the body to the client with backpressure. */
@@ -146,8 +141,8 @@ export class BodyReader implements ResponseBody {
       const onDrain = () => this.body.resume();
       const onResClose = () => {
         if (!res.writableFinished) {
-          this.body.destroy();
           done({ ok: false, error: new Error('client closed the connection') });
+          this.body.destroy();
         }
       };
       res.on('drain', onDrain);
@@ -186,6 +181,7 @@ export class BodyReader implements ResponseBody {
         // this consumer by consume() land in the same array, so the order holds).
         this.consumer = null;
         this.pending = read;
+        this.pendingBytes = size;
         resolve(r);
       };
       this.consume({
@@ -239,6 +235,6 @@ export class BodyReader implements ResponseBody {
   }
 
   destroy() {
-    if (!this.body.destroyed) this.body.destroy();
+    this.body.destroy();
   }
 }

@@ -3,8 +3,10 @@
 // headers / idle between body chunks), and an AbortSignal that tears the socket down when the
 // client goes away.
 import { Agent, type Dispatcher } from './undici';
-import type { Readable } from 'node:stream';
+import { UpstreamExchange, type UpstreamResponse } from './body';
 import { createProxyDispatcher, OutboundProxyTimeout } from './outboundProxy';
+
+export { readBodyText, type BodySource, type UpstreamResponse } from './body';
 
 export interface UpstreamRequest {
   /** e.g. "https://api.anthropic.com" */
@@ -20,12 +22,6 @@ export interface UpstreamRequest {
   idleTimeoutMs: number;
   /** The connection's outbound proxy (http(s):// or socks5://, credentials included); null/absent: direct. */
   proxy?: string | null;
-}
-
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Readable;
 }
 
 export type TransportFailureKind = 'connect_timeout' | 'headers_timeout' | 'idle_timeout' | 'network' | 'aborted';
@@ -120,22 +116,28 @@ export class UpstreamClient {
     await Promise.allSettled(gone.map((a) => a.close()));
   }
 
-  async request(req: UpstreamRequest): Promise<UpstreamResponse> {
-    try {
-      const res = await this.agentFor(req.connectTimeoutMs, req.proxy).request({
-        origin: req.origin,
-        path: req.path,
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        signal: req.signal,
-        headersTimeout: req.headersTimeoutMs,
-        bodyTimeout: req.idleTimeoutMs,
-      });
-      return { status: res.statusCode, headers: res.headers, body: res.body };
-    } catch (err) {
-      throw toTransportError(err, req.signal);
-    }
+  /** Resolves at the response's headers; its body is read through `attach` (upstream/body.ts). */
+  request(req: UpstreamRequest): Promise<UpstreamResponse> {
+    return new Promise<UpstreamResponse>((resolve, reject) => {
+      if (req.signal.aborted) return reject(new TransportError('aborted', 'request aborted'));
+      const exchange = new UpstreamExchange(req.signal, resolve, (err) => reject(toTransportError(err, req.signal)));
+      try {
+        this.agentFor(req.connectTimeoutMs, req.proxy).dispatch(
+          {
+            origin: req.origin,
+            path: req.path,
+            method: req.method,
+            headers: req.headers,
+            body: req.body,
+            headersTimeout: req.headersTimeoutMs,
+            bodyTimeout: req.idleTimeoutMs,
+          },
+          exchange,
+        );
+      } catch (err) {
+        exchange.onResponseError(null as never, err as Error);
+      }
+    });
   }
 
   async close(): Promise<void> {
@@ -143,25 +145,4 @@ export class UpstreamClient {
     this.agents.clear();
     await Promise.allSettled(all.map((a) => a.close()));
   }
-}
-
-/** Reads up to `limit` bytes of a body as text, then discards the rest. */
-export async function readBodyText(body: Readable, limit = 64 * 1024): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      const b = chunk as Buffer;
-      if (size < limit) {
-        chunks.push(size + b.length > limit ? b.subarray(0, limit - size) : b);
-      }
-      size += b.length;
-      if (size >= limit) break;
-    }
-  } catch {
-    // a body that breaks off still yields what arrived
-  } finally {
-    if (!body.destroyed) body.destroy();
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
