@@ -64,14 +64,14 @@ async function run(journal: LogJournal, perTurn: number): Promise<number> {
   for (let i = 0; i < N; i += perTurn) {
     for (let j = i; j < i + perTurn; j++) journal.append(entry(j));
     await journal.durable();
-    if (Math.floor(i / BATCH) !== Math.floor((i + perTurn) / BATCH)) journal.seal()();
+    if (Math.floor(i / BATCH) !== Math.floor((i + perTurn) / BATCH)) journal.seal().committed();
   }
   return ((performance.now() - t0) * 1000) / N;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-journal-'));
 try {
-  let out = `request-log journal (${N} requests, one line each, a segment sealed every ${BATCH}):\n`;
+  let out = `request-log journal (${N} requests, one line each, a batch sealed every ${BATCH}):\n`;
   for (const perTurn of [1, 32]) {
     const rounds: { on: number; off: number }[] = [];
     for (let r = 0; r < 3; r++) {

@@ -4,7 +4,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileLogJournal } from '../../../src/main/engine/logs/logJournal';
+import { FileLogJournal, SEGMENT_BYTES } from '../../../src/main/engine/logs/logJournal';
 import { logEntry } from '../renderer/builders';
 
 describe('the request-log journal', () => {
@@ -64,7 +64,7 @@ describe('the request-log journal', () => {
     const j = new FileLogJournal(dir, (e) => errors.push(e));
     j.append(logEntry({ id: 'r1' }));
     const waiting = j.durable();
-    const committed = j.seal();
+    const { committed } = j.seal();
     await waiting;
     const again = new FileLogJournal(dir, (e) => errors.push(e));
     expect(again.leftover().entries.map((e) => e.id)).toEqual(['r1']);
@@ -77,17 +77,33 @@ describe('the request-log journal', () => {
     expect(errors).toEqual([]);
   });
 
-  it('deletes a sealed segment only when told its entries are committed', () => {
+  it('keeps taking batches in one segment until it is full, and deletes a full one once every batch in it is committed', () => {
     const j = new FileLogJournal(dir, (e) => errors.push(e));
     j.append(logEntry({ id: 'r1' }));
-    const committed = j.seal();
+    const first = j.seal();
+    // A small batch: the same segment goes on.
+    expect(first.newSegment).toBe(false);
+    expect(readdirSync(dir)).toHaveLength(1);
+    first.committed();
+    expect(readdirSync(dir)).toHaveLength(1);
+    // Fill it past SEGMENT_BYTES over two batches.
+    const big = 'x'.repeat(SEGMENT_BYTES / 2 + 1);
+    j.append(logEntry({ id: 'r2', errorMessage: big }));
+    const second = j.seal();
+    expect(second.newSegment).toBe(false);
+    j.append(logEntry({ id: 'r3', errorMessage: big }));
+    const third = j.seal();
+    expect(third.newSegment).toBe(true);
     expect(readdirSync(dir)).toHaveLength(2);
-    committed();
+    // The full segment goes only when its last batch is in the store.
+    third.committed();
+    expect(readdirSync(dir)).toHaveLength(2);
+    second.committed();
     expect(readdirSync(dir)).toHaveLength(1);
-    // Nothing new: sealing again starts no segment.
-    j.seal()();
-    expect(readdirSync(dir)).toHaveLength(1);
+    // Nothing new: sealing again seals nothing.
+    expect(j.seal().newSegment).toBe(false);
     j.close();
     expect(readdirSync(dir)).toEqual([]);
+    expect(errors).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@
 // that turn, instead of one per entry: at a few thousand requests a second that is the difference
 // between one system call per request and one per dozen); `durable()` resolves once what was
 // appended so far is written, and from then on it survives the process being killed. Journal
-// segments are deleted once the batch holding their entries is committed; at start, the segments
+// segments take batches until they are full (SEGMENT_BYTES), and a full one is deleted once the
+// batches holding its entries are committed; at start, the segments
 // an earlier run left behind are read back and any of their entries missing from the store are
 // inserted (`RequestLog.recover`). A request whose answer is about to start is journalled
 // provisionally first, and its answer waits for `durable()` before its first byte goes out
@@ -24,21 +25,44 @@ export interface LogJournal {
   /** Resolves once every entry appended so far is written (it then survives the process being killed). */
   durable(): Promise<void>;
   /**
-   * Ends the current segment (the entries appended so far) and starts a new one. The returned
-   * function deletes the ended segments: call it once their entries are committed to the store.
+   * Marks the entries appended so far as one batch. `committed` is to be called once the batch is
+   * in the store: a segment is deleted when it is full (a new one was started: `newSegment`) and
+   * every batch in it is committed. The caller journals again, in the new segment, the entries it
+   * still expects a final line for (their provisional lines are in the segment that will go).
    */
-  seal(): () => void;
+  seal(): Sealed;
   /** Entries earlier runs left in the journal, and the function that deletes them once recovered. */
   leftover(): { entries: RequestLogEntry[]; discard: () => void };
   close(): void;
 }
 
+export interface Sealed {
+  committed: () => void;
+  newSegment: boolean;
+}
+
 const WRITTEN: Promise<void> = Promise.resolve();
+const NOTHING_SEALED: Sealed = { committed: () => {}, newSegment: false };
+
+/**
+ * A segment takes batches until it holds this much; then the next starts. One segment per batch
+ * meant an open, a close and an unlink every 64 requests (2 % of the CPU at c=32) and every open
+ * request journalled again each time.
+ */
+export const SEGMENT_BYTES = 4 * 1024 * 1024;
+
+/** A journal file and the batches sealed in it that the store has not committed yet. */
+interface Segment {
+  name: string;
+  bytes: number;
+  uncommitted: number;
+  full: boolean;
+}
 
 export const NO_JOURNAL: LogJournal = {
   append() {},
   durable: () => WRITTEN,
-  seal: () => () => {},
+  seal: () => NOTHING_SEALED,
   leftover: () => ({ entries: [], discard: () => {} }),
   close() {},
 };
@@ -48,7 +72,7 @@ const segmentName = (n: number) => `segment-${String(n).padStart(12, '0')}.ndjso
 
 export class FileLogJournal implements LogJournal {
   private fd: number | null = null;
-  private current: string;
+  private current: Segment;
   private next: number;
   private dirty = false;
   private failed = false;
@@ -72,14 +96,14 @@ export class FileLogJournal implements LogJournal {
     this.current = this.openNext();
   }
 
-  private openNext(): string {
+  private openNext(): Segment {
     const name = segmentName(this.next++);
     try {
       this.fd = openSync(join(this.dir, name), 'a', 0o600);
     } catch (err) {
       this.fail(err);
     }
-    return name;
+    return { name, bytes: 0, uncommitted: 0, full: false };
   }
 
   private fail(err: unknown): void {
@@ -121,19 +145,31 @@ export class FileLogJournal implements LogJournal {
     try {
       writeSync(this.fd, text);
       this.dirty = true;
+      this.current.bytes += text.length;
     } catch (err) {
       this.fail(err);
     }
   }
 
-  seal(): () => void {
+  seal(): Sealed {
     this.writePending();
-    if (!this.dirty) return () => {};
-    const done = this.current;
-    if (this.fd !== null) closeSync(this.fd);
+    if (!this.dirty) return NOTHING_SEALED;
     this.dirty = false;
-    this.current = this.openNext();
-    return () => this.remove([done]);
+    const seg = this.current;
+    seg.uncommitted++;
+    let newSegment = false;
+    if (seg.bytes >= SEGMENT_BYTES) {
+      if (this.fd !== null) closeSync(this.fd);
+      seg.full = true;
+      this.current = this.openNext();
+      newSegment = true;
+    }
+    return {
+      committed: () => {
+        if (--seg.uncommitted === 0 && seg.full) this.remove([seg.name]);
+      },
+      newSegment,
+    };
   }
 
   leftover(): { entries: RequestLogEntry[]; discard: () => void } {
@@ -178,6 +214,6 @@ export class FileLogJournal implements LogJournal {
     this.endOfTurn();
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
-    this.remove([this.current]);
+    this.remove([this.current.name]);
   }
 }

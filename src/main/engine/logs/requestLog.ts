@@ -88,11 +88,11 @@ export class RequestLog {
     if (this.buffer.length === 0) return;
     const batch = this.buffer;
     this.buffer = [];
-    const discard = this.journal.seal();
-    // The requests still answering are carried into the new segment (the old one goes once committed).
-    for (const e of this.open.values()) this.journal.append(e);
+    const sealed = this.journal.seal();
+    // The requests still answering are carried into a new segment (the full one goes once committed).
+    if (sealed.newSegment) for (const e of this.open.values()) this.journal.append(e);
     this.writer.write(insertOps(batch));
-    void this.writer.drain().then(discard);
+    void this.writer.drain().then(sealed.committed);
     // The pushed entries carry their client key's name, as a read of the store does (joined there).
     for (const e of batch) {
       const k = e.clientKeyId ? this.keyNames(e.clientKeyId) : null;
