@@ -56,7 +56,6 @@ interface Segment {
   name: string;
   bytes: number;
   uncommitted: number;
-  full: boolean;
 }
 
 export const NO_JOURNAL: LogJournal = {
@@ -103,7 +102,7 @@ export class FileLogJournal implements LogJournal {
     } catch (err) {
       this.fail(err);
     }
-    return { name, bytes: 0, uncommitted: 0, full: false };
+    return { name, bytes: 0, uncommitted: 0 };
   }
 
   private fail(err: unknown): void {
@@ -157,16 +156,15 @@ export class FileLogJournal implements LogJournal {
     this.dirty = false;
     const seg = this.current;
     seg.uncommitted++;
-    let newSegment = false;
-    if (seg.bytes >= SEGMENT_BYTES) {
+    const newSegment = seg.bytes >= SEGMENT_BYTES;
+    if (newSegment) {
       if (this.fd !== null) closeSync(this.fd);
-      seg.full = true;
       this.current = this.openNext();
-      newSegment = true;
     }
     return {
+      // A segment no longer current is full: it goes with its last batch.
       committed: () => {
-        if (--seg.uncommitted === 0 && seg.full) this.remove([seg.name]);
+        if (--seg.uncommitted === 0 && seg !== this.current) this.remove([seg.name]);
       },
       newSegment,
     };

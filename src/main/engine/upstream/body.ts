@@ -59,19 +59,16 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource 
   private paused = false;
   private resumeQueued = false;
   private destroyed = false;
-  private readonly onAbort: (() => void) | null;
+  private readonly onAbort = () => this.abort(this.signal.reason instanceof Error ? this.signal.reason : abortError());
 
   constructor(
-    private readonly signal: AbortSignal | undefined,
+    private readonly signal: AbortSignal,
     resolve: (r: UpstreamResponse) => void,
     reject: (e: unknown) => void,
   ) {
     this.resolve = resolve;
     this.reject = reject;
-    if (signal) {
-      this.onAbort = () => this.abort(signal.reason instanceof Error ? signal.reason : abortError());
-      signal.addEventListener('abort', this.onAbort, { once: true });
-    } else this.onAbort = null;
+    signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
   private abort(reason: Error): void {
@@ -80,7 +77,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, BodySource 
   }
 
   private unlisten(): void {
-    if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
+    this.signal.removeEventListener('abort', this.onAbort);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {

@@ -120,23 +120,25 @@ export class UpstreamClient {
   request(req: UpstreamRequest): Promise<UpstreamResponse> {
     return new Promise<UpstreamResponse>((resolve, reject) => {
       if (req.signal.aborted) return reject(new TransportError('aborted', 'request aborted'));
-      const exchange = new UpstreamExchange(req.signal, resolve, (err) => reject(toTransportError(err, req.signal)));
+      let agent: Dispatcher;
       try {
-        this.agentFor(req.connectTimeoutMs, req.proxy).dispatch(
-          {
-            origin: req.origin,
-            path: req.path,
-            method: req.method,
-            headers: req.headers,
-            body: req.body,
-            headersTimeout: req.headersTimeoutMs,
-            bodyTimeout: req.idleTimeoutMs,
-          },
-          exchange,
-        );
+        agent = this.agentFor(req.connectTimeoutMs, req.proxy);
       } catch (err) {
-        exchange.onResponseError(null as never, err as Error);
+        return reject(toTransportError(err, req.signal)); // an outbound proxy URL it refuses
       }
+      // undici reports its own errors, a refused request included, through the handler.
+      agent.dispatch(
+        {
+          origin: req.origin,
+          path: req.path,
+          method: req.method,
+          headers: req.headers,
+          body: req.body,
+          headersTimeout: req.headersTimeoutMs,
+          bodyTimeout: req.idleTimeoutMs,
+        },
+        new UpstreamExchange(req.signal, resolve, (err) => reject(toTransportError(err, req.signal))),
+      );
     });
   }
 
