@@ -37,6 +37,18 @@ const ALLOWED_WORDS = [/^(?:ANTHROPIC|OPENAI|CLAUDE|CODEX|GEMINI|GOOGLE)_[A-Z0-9
 /** A file name (`claude_desktop_config.json`, `config.toml`) is a place the user opens, not a code. */
 const FILE_SUFFIX = /^\.(?:json|jsonl|toml|ya?ml|env|md|txt|sqlite|db|log)\b/;
 
+/**
+ * So is a path or a URL (a run of text without spaces that has a slash in it): the data folder's
+ * random suffix (`/tmp/switchyard-e2e-oPgJbi`) is not a field name.
+ */
+function inPath(text: string, at: number, length: number): boolean {
+  let from = at;
+  while (from > 0 && !/\s/.test(text[from - 1]!)) from--;
+  let to = at + length;
+  while (to < text.length && !/\s/.test(text[to]!)) to++;
+  return text.slice(from, to).includes('/');
+}
+
 export function findJargon(text: string): JargonHit[] {
   const hits: JargonHit[] = [];
   for (const { rule, re } of RULES) {
@@ -44,6 +56,7 @@ export function findJargon(text: string): JargonHit[] {
       const word = m[0];
       if (ALLOWED_WORDS.some((a) => a.test(word))) continue;
       if (FILE_SUFFIX.test(text.slice(m.index + word.length))) continue;
+      if (inPath(text, m.index, word.length)) continue;
       if (rule === 'setting key' && !/[a-z][A-Z]/.test(word)) continue;
       hits.push({ rule, text: word, index: m.index });
     }

@@ -54,6 +54,13 @@ describe('findJargon', () => {
     expect(words('Written to claude_desktop_config.json and ~/.codex/config.toml')).toEqual([]);
   });
 
+  it('lets through paths and URLs, whatever their random parts look like', () => {
+    expect(words('Data folder /tmp/switchyard-e2e-oPgJbi Copy')).toEqual([]);
+    expect(words('Management API http://127.0.0.1:44801/api/fooBarBaz')).toEqual([]);
+    // The same word outside a path is still caught.
+    expect(words('Data folder switchyard-e2e-oPgJbiQx')).toEqual(['oPgJbiQx']);
+  });
+
   it('reports a field name in parentheses once, not also as a bare field name', () => {
     expect(findJargon('(autoLimitReset)')).toHaveLength(1);
   });
