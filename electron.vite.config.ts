@@ -6,6 +6,7 @@ import react from '@vitejs/plugin-react';
 const root = dirname(fileURLToPath(import.meta.url));
 
 // One build for both shells: out/main/index.js (desktop), out/main/serve.js (headless),
+// out/main/logWorker.js (the request log's worker thread, engine/logs/logWorker.ts),
 // out/preload/index.cjs (sandboxed preload: everything bundled but electron), out/renderer (dashboard).
 export default defineConfig({
   main: {
@@ -16,6 +17,7 @@ export default defineConfig({
         input: {
           index: resolve(root, 'src/main/index.ts'),
           serve: resolve(root, 'src/main/serve.ts'),
+          logWorker: resolve(root, 'src/main/engine/logs/logWorker.ts'),
         },
         output: { charset: 'ascii', comments: false },
       },

@@ -2,14 +2,15 @@
 // bounded retention (by count and by age), with attempts removed alongside their request. The
 // writer writes small batches inline and starts its worker for large ones only, retiring it when
 // writes go quiet.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../../src/shared/model';
 import { EventBus } from '../../../src/main/engine/events';
 import { createLogger, MemorySink, SecretRedactor } from '../../../src/main/engine/logger';
-import { INLINE_MAX_OPS, INLINE_WINDOW_MS, WORKER_RETIRE_MS, WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
+import { FileLogJournal } from '../../../src/main/engine/logs/logJournal';
+import { INLINE_MAX_OPS, INLINE_WINDOW_MS, InlineLogWriter, WORKER_RETIRE_MS, WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
 import { fullGc } from '../../../src/main/engine/memory/idleTrim';
 import { REQUEST_LOG_FLUSH_MS, RequestLog } from '../../../src/main/engine/logs/requestLog';
 import { openStore, type Db } from '../../../src/main/engine/store/db';
@@ -249,5 +250,115 @@ describe('the request-log writer: inline when light, a worker under load', () =>
     expect(writer.running).toBe(false);
     expect((await log.page({ limit: 5000 })).entries).toHaveLength(2 * INLINE_MAX_OPS);
     expect(String(errors[0])).toMatch(/exited/);
+  });
+});
+
+describe('the rows the log worker builds, and entries amended after they were logged', () => {
+  let dir: string;
+  let clock: FakeClock;
+  const errors: unknown[] = [];
+  const open: { close(): unknown }[] = [];
+  const logger = createLogger({ sinks: [new MemorySink()], redactor: new SecretRedactor(), now: () => 0 });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-loga-'));
+    clock = new FakeClock();
+    errors.length = 0;
+  });
+  afterEach(async () => {
+    for (const o of open.reverse()) await o.close();
+    open.length = 0;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function store(name: string, journalled: boolean) {
+    const path = join(dir, `${name}.db`);
+    const db = openStore({ path, now: () => clock.now() });
+    const writer = (await WorkerLogWriter.start({ db, dbPath: path, clock, onError: (e) => errors.push(e) })) as WorkerLogWriter;
+    const journal = journalled ? new FileLogJournal(join(dir, `${name}-journal`), (e) => errors.push(e)) : undefined;
+    const log = new RequestLog(new LogsRepo(db), writer, clock, new EventBus(), logger, () => ({ retentionDays: 7, maxRows: 100_000 }), journal);
+    open.push(db, journal ?? { close() {} }, log);
+    return { db, writer, log, journal, journalDir: join(dir, `${name}-journal`) };
+  }
+  const rows = (db: Db) =>
+    ['proxy_logs ORDER BY id', 'proxy_log_attempts ORDER BY request_id, attempt', 'usage_minute ORDER BY dim, bucket_start, key', 'usage_day ORDER BY dim, bucket_start, key'].map((q) =>
+      db.prepare(`SELECT * FROM ${q}`).all(),
+    );
+  /** Entries unlike each other: errors, tokens, several connections and models, two minutes. */
+  const varied = (n: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const e = entry(i, clock.now() + i * 97, i % 7 === 0 ? 429 : 200);
+      e.inputTokens = i * 3;
+      e.outputTokens = i % 5 === 0 ? null : i;
+      e.model = `m${i % 3}`;
+      e.stream = i % 2 === 0;
+      return e;
+    });
+
+  it('builds in the worker, from the journal\'s lines, the same rows and roll-ups as this thread does', async () => {
+    const a = await store('worker', true);
+    const entries = varied(INLINE_MAX_OPS);
+    for (const e of entries) a.log.append(structuredClone(e));
+    a.log.flush();
+    expect(a.writer.running).toBe(true);
+    await a.log.settled();
+
+    const path = join(dir, 'inline.db');
+    const db = openStore({ path, now: () => clock.now() });
+    open.push(db);
+    const inline = new InlineLogWriter(db, (e) => errors.push(e));
+    const b = new RequestLog(new LogsRepo(db), inline, clock, new EventBus(), logger, () => ({ retentionDays: 7, maxRows: 100_000 }));
+    for (const e of entries) b.append(structuredClone(e));
+    b.flush();
+
+    const [logs, attempts, minutes, days] = rows(a.db);
+    expect(logs).toHaveLength(INLINE_MAX_OPS);
+    expect(attempts).toHaveLength(INLINE_MAX_OPS);
+    expect(minutes!.length).toBeGreaterThan(1);
+    expect([logs, attempts, minutes, days]).toEqual(rows(db));
+    expect(errors).toEqual([]);
+  });
+
+  const lastLine = (journalDir: string) => {
+    const files = readdirSync(journalDir).sort();
+    const lines = files.flatMap((f) => readFileSync(join(journalDir, f), 'utf8').trim().split('\n')).filter(Boolean);
+    return JSON.parse(lines[lines.length - 1]!) as RequestLogEntry;
+  };
+  const left = { status: 499, errorCode: 'client_closed_request', errorMessage: 'the client left' };
+
+  it('an entry amended while it waits for its batch: the journal and the stored row say what was amended', async () => {
+    const s = await store('wait', true);
+    const e = entry(1, clock.now());
+    s.log.append(e);
+    s.log.amend(e, left);
+    await s.journal!.durable();
+    expect(lastLine(s.journalDir)).toMatchObject({ id: 'req_1', ...left });
+    s.log.flush();
+    const page = await s.log.page({ limit: 5 });
+    expect(page.entries.map((x) => [x.id, x.status, x.errorCode, x.errorMessage])).toEqual([['req_1', 499, 'client_closed_request', 'the client left']]);
+    expect(errors).toEqual([]);
+  });
+
+  it('an entry amended after its batch went to the store (the worker running): its row is corrected', async () => {
+    const s = await store('late', true);
+    const entries = varied(INLINE_MAX_OPS);
+    for (const e of entries) s.log.append(e);
+    s.log.flush();
+    expect(s.writer.running).toBe(true);
+    s.log.amend(entries[3]!, left);
+    await s.journal!.durable();
+    expect(lastLine(s.journalDir)).toMatchObject({ id: 'req_3', ...left });
+    expect(await s.log.get('req_3')).toMatchObject({ status: 499, errorCode: 'client_closed_request', errorMessage: 'the client left' });
+    expect(await s.log.get('req_4')).toMatchObject({ status: 200, errorCode: null });
+    expect(errors).toEqual([]);
+  });
+
+  it('a logged entry cannot be changed in place (under the test runner): a change goes through amend', async () => {
+    const { log } = await store('frozen', false);
+    const e = entry(1, clock.now());
+    log.append(e);
+    expect(() => {
+      e.attempts[0]!.durationMs = 5;
+    }).toThrow(TypeError);
   });
 });

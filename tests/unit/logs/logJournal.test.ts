@@ -4,7 +4,7 @@ import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileLogJournal, SEGMENT_BYTES } from '../../../src/main/engine/logs/logJournal';
+import { FileLogJournal, NO_JOURNAL, SEGMENT_BYTES } from '../../../src/main/engine/logs/logJournal';
 import { logEntry } from '../renderer/builders';
 
 describe('the request-log journal', () => {
@@ -35,6 +35,18 @@ describe('the request-log journal', () => {
     discard();
     b.close();
     expect(readdirSync(dir)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it("returns each entry's line: the JSON the store's worker builds the rows from (none without a journal)", async () => {
+    const j = new FileLogJournal(dir, (e) => errors.push(e));
+    const e = logEntry({ id: 'r1', outputTokens: 9 });
+    const line = j.append(e);
+    expect(line).toBe(JSON.stringify(e));
+    await j.durable();
+    expect(readFileSync(join(dir, readdirSync(dir)[0]!), 'utf8')).toBe(`${line}\n`);
+    expect(NO_JOURNAL.append(e)).toBeNull();
+    j.close();
     expect(errors).toEqual([]);
   });
 

@@ -20,8 +20,11 @@ import { join } from 'node:path';
 import type { RequestLogEntry } from '../../../shared/model';
 
 export interface LogJournal {
-  /** Records the entry: written with every other entry of this event-loop turn, at its end. */
-  append(entry: RequestLogEntry): void;
+  /**
+   * Records the entry: written with every other entry of this event-loop turn, at its end. Returns
+   * its line (the entry's JSON), or null when nothing is journalled.
+   */
+  append(entry: RequestLogEntry): string | null;
   /** Resolves once every entry appended so far is written (it then survives the process being killed). */
   durable(): Promise<void>;
   /**
@@ -59,7 +62,7 @@ interface Segment {
 }
 
 export const NO_JOURNAL: LogJournal = {
-  append() {},
+  append: () => null,
   durable: () => WRITTEN,
   seal: () => NOTHING_SEALED,
   leftover: () => ({ entries: [], discard: () => {} }),
@@ -111,15 +114,17 @@ export class FileLogJournal implements LogJournal {
     this.fd = null;
   }
 
-  append(entry: RequestLogEntry): void {
-    if (this.fd === null) return;
-    this.pending.push(JSON.stringify(entry));
+  append(entry: RequestLogEntry): string | null {
+    if (this.fd === null) return null;
+    const line = JSON.stringify(entry);
+    this.pending.push(line);
     if (!this.scheduled) {
       this.scheduled = true;
       // The end of this turn: after every I/O callback of the poll phase (all the answers that
       // started in it), before the loop waits again.
       setImmediate(this.endOfTurn);
     }
+    return line;
   }
 
   durable(): Promise<void> {

@@ -6,16 +6,27 @@
 // worker starts with the first large one and is retired once writes have been quiet for a while
 // (or when the idle trim asks, memory/idleTrim.ts), to start again with the next large batch.
 // Writes keep their order: while a worker runs or starts, every write goes to it. If the worker
-// cannot start, writes run inline.
+// cannot start, writes run inline. The worker (logWorker.ts) gets the request-log entries as JSON
+// and builds their rows and roll-ups itself, so this thread only hands over a string.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { RequestLogEntry } from '../../../shared/model';
 import type { CancelTimer, Clock } from '../clock';
 import { workerHeap } from '../memory/heapPolicy';
 import type { Db } from '../store/db';
-import { LOG_WRITE_SQL, runLogWrites, type LogWriteOp } from '../store/logsRepo';
+import { insertOps, runLogWrites, type LogWriteOp, type StatementCache } from '../store/logsRepo';
+import type { LogWorkerData, WorkerReply, WorkerRequest, WriteKind } from './logWorkerProtocol';
 
 export interface LogWriter {
   write(ops: LogWriteOp[]): void;
+  /**
+   * Request-log entries, their rows and usage roll-ups built where the write runs: in the worker,
+   * off this thread, from `json()` (the entries as a JSON array, usually the journal's own lines).
+   * The entries must not change once handed over.
+   */
+  insert(entries: RequestLogEntry[], json: () => string): void;
   /** Resolves once every write handed over so far is committed. */
   drain(): Promise<void>;
   /** Gives memory back after a burst (memory/idleTrim.ts): SQLite's page cache, the worker itself. */
@@ -26,7 +37,7 @@ export interface LogWriter {
 
 export class InlineLogWriter implements LogWriter {
   readonly kind = 'inline';
-  private readonly cache = new Map<number, ReturnType<Db['prepare']>>();
+  private readonly cache: StatementCache = new Map();
 
   constructor(
     private readonly db: Db,
@@ -39,6 +50,21 @@ export class InlineLogWriter implements LogWriter {
     } catch (err) {
       this.onError(err);
     }
+  }
+
+  insert(entries: RequestLogEntry[]): void {
+    this.write(insertOps(entries));
+  }
+
+  /** A write handed to a worker that could not take it. */
+  replay(kind: WriteKind, json: string): void {
+    let ops: LogWriteOp[];
+    try {
+      ops = kind === 'entries' ? insertOps(JSON.parse(json) as RequestLogEntry[]) : (JSON.parse(json) as LogWriteOp[]);
+    } catch (err) {
+      return this.onError(err);
+    }
+    this.write(ops);
   }
 
   async drain(): Promise<void> {}
@@ -64,29 +90,6 @@ export const INLINE_WINDOW_MS = 250;
 /** A worker with nothing to write for this long is retired. */
 export const WORKER_RETIRE_MS = 30_000;
 
-// The worker is plain CommonJS evaluated from this string, so it needs no separate bundle entry in
-// either shell; better-sqlite3's path and the SQL come in through workerData.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.sqlitePath);
-const db = new Database(workerData.dbPath, workerData.nativeBinding ? { nativeBinding: workerData.nativeBinding } : {});
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = OFF');
-db.pragma('busy_timeout = 5000');
-const stmts = workerData.sql.map((s) => db.prepare(s));
-const run = db.transaction((ops) => { for (const op of ops) stmts[op[0]].run(op.slice(1)); });
-parentPort.on('message', (m) => {
-  if (m.type === 'write') {
-    try { run(JSON.parse(m.ops)); } catch (e) { parentPort.postMessage({ type: 'error', message: String(e && e.message) }); }
-    parentPort.postMessage({ type: 'ack', seq: m.seq });
-  } else if (m.type === 'close') {
-    try { db.close(); } catch {}
-    parentPort.postMessage({ type: 'closed' });
-  }
-});
-parentPort.postMessage({ type: 'ready' });
-`;
-
 export interface WorkerLogWriterOptions {
   db: Db;
   dbPath: string;
@@ -100,14 +103,36 @@ export interface WorkerLogWriterOptions {
 
 type Phase = 'none' | 'starting' | 'running' | 'retiring';
 
+/** A write handed to the worker, kept until it is committed. */
+interface Pending {
+  seq: number;
+  kind: WriteKind;
+  json: string;
+}
+
+/**
+ * The worker's script. Built (both shells): logWorker.js, an entry of the main bundle, beside the
+ * entries (this module may sit in a chunk one folder down). From source (tests, tsx): a bootstrap
+ * that registers tsx in the thread and loads logWorker.ts.
+ */
+function workerScript(): { url: URL; entry?: string } {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) return { url: new URL('./sourceWorker.mjs', here), entry: new URL('./logWorker.ts', here).href };
+  for (const rel of ['./logWorker.js', '../logWorker.js']) {
+    const url = new URL(rel, here);
+    if (existsSync(fileURLToPath(url))) return { url };
+  }
+  throw new Error('the request-log worker script (logWorker.js) is missing from the build');
+}
+
 export class WorkerLogWriter implements LogWriter {
   readonly kind = 'worker';
   private phase: Phase = 'none';
   private worker: Worker | null = null;
   /** Writes handed over while no worker can take them yet (starting or retiring), in order. */
-  private queued: { seq: number; ops: string }[] = [];
+  private queued: Pending[] = [];
   /** Writes posted to the worker and not yet committed: run inline should it die. */
-  private readonly inflight = new Map<number, string>();
+  private readonly inflight = new Map<number, Pending>();
   private seq = 0;
   private acked = 0;
   private waiters: { seq: number; resolve: () => void }[] = [];
@@ -150,10 +175,20 @@ export class WorkerLogWriter implements LogWriter {
   }
 
   write(ops: LogWriteOp[]): void {
-    if (this.dead || this.closed) return this.inline.write(ops);
-    if (this.phase === 'none' && !this.underLoad(ops.length)) return this.inline.write(ops);
-    // A JSON string crosses to the worker far cheaper than a structured clone of many small objects.
-    const w = { seq: ++this.seq, ops: JSON.stringify(ops) };
+    this.hand('ops', ops.length, () => this.inline.write(ops), () => JSON.stringify(ops));
+  }
+
+  insert(entries: RequestLogEntry[], json: () => string): void {
+    let rows = entries.length;
+    for (const e of entries) rows += e.attempts.length;
+    this.hand('entries', rows, () => this.inline.insert(entries), json);
+  }
+
+  /** A write of `rows` rows: run inline now, or handed to the worker (as JSON: far cheaper to post than a structured clone). */
+  private hand(kind: WriteKind, rows: number, inline: () => void, json: () => string): void {
+    if (this.dead || this.closed) return inline();
+    if (this.phase === 'none' && !this.underLoad(rows)) return inline();
+    const w: Pending = { seq: ++this.seq, kind, json: json() };
     if (this.phase === 'running') this.post(w);
     else {
       this.queued.push(w);
@@ -197,9 +232,10 @@ export class WorkerLogWriter implements LogWriter {
     return this.windowOps > this.inlineMax;
   }
 
-  private post(w: { seq: number; ops: string }): void {
-    this.inflight.set(w.seq, w.ops);
-    this.worker!.postMessage({ type: 'write', seq: w.seq, ops: w.ops });
+  private post(w: Pending): void {
+    this.inflight.set(w.seq, w);
+    const m: WorkerRequest = { type: 'write', seq: w.seq, kind: w.kind, json: w.json };
+    this.worker!.postMessage(m);
   }
 
   private armRetire(): void {
@@ -219,20 +255,18 @@ export class WorkerLogWriter implements LogWriter {
     let worker: Worker;
     try {
       const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
-      worker = new Worker(WORKER_SOURCE, {
-        eval: true,
-        resourceLimits: workerHeap(),
-        workerData: { sqlitePath, dbPath: this.opts.dbPath, nativeBinding: this.opts.nativeBinding, sql: LOG_WRITE_SQL },
-      });
+      const script = workerScript();
+      const workerData: LogWorkerData = { sqlitePath, dbPath: this.opts.dbPath, nativeBinding: this.opts.nativeBinding, entry: script.entry };
+      worker = new Worker(script.url, { resourceLimits: workerHeap(), workerData });
     } catch (err) {
       this.fail(err);
       return;
     }
     this.worker = worker;
     worker.unref();
-    worker.on('message', (m: { type: string; seq?: number; message?: string }) => {
+    worker.on('message', (m: WorkerReply) => {
       if (m.type === 'ready') this.ready();
-      else if (m.type === 'ack' && m.seq !== undefined) this.ack(m.seq);
+      else if (m.type === 'ack') this.ack(m.seq);
       else if (m.type === 'error') this.opts.onError(new Error(m.message));
     });
     worker.on('error', (err) => this.gone(worker, err));
@@ -265,10 +299,11 @@ export class WorkerLogWriter implements LogWriter {
     this.cancelRetire?.();
     this.cancelRetire = null;
     const done = new Promise<void>((resolve) => this.retired.push(resolve));
-    worker.once('message', (m: { type: string }) => {
+    worker.once('message', (m: WorkerReply) => {
       if (m.type === 'closed') void worker.terminate();
     });
-    worker.postMessage({ type: 'close' });
+    const close: WorkerRequest = { type: 'close' };
+    worker.postMessage(close);
     return done;
   }
 
@@ -292,10 +327,10 @@ export class WorkerLogWriter implements LogWriter {
     this.phase = 'none';
     this.worker = null;
     if (err) this.opts.onError(err);
-    const pending = [...[...this.inflight.values()], ...this.queued.map((w) => w.ops)];
+    const pending = [...this.inflight.values(), ...this.queued];
     this.inflight.clear();
     this.queued = [];
-    for (const ops of pending) this.inline.write(JSON.parse(ops) as LogWriteOp[]);
+    for (const w of pending) this.inline.replay(w.kind, w.json);
     this.acked = this.seq;
     for (const w of this.waiters) w.resolve();
     this.waiters = [];

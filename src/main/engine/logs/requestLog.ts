@@ -6,7 +6,7 @@ import type { LogsPage, RequestLogEntry } from '../../../shared/model';
 import type { CancelTimer, Clock } from '../clock';
 import type { EventBus } from '../events';
 import type { Logger } from '../logger';
-import { insertOps, pruneOps, usagePruneOps, type LogPageQuery, type LogsRepo } from '../store/logsRepo';
+import { amendOps, pruneOps, usagePruneOps, type LogPageQuery, type LogsRepo } from '../store/logsRepo';
 import { NO_JOURNAL, type LogJournal } from './logJournal';
 import type { LogWriter } from './logWriter';
 
@@ -27,8 +27,23 @@ const MAX_OPEN = 10_000;
 export type ClientKeyNames = (id: string) => { name: string; revoked: boolean } | null;
 const NO_KEY_NAMES: ClientKeyNames = () => null;
 
+/**
+ * Under the test runner a logged entry is frozen, deeply: the store gets the entry as it was when
+ * logged (its journal line, built into rows by the log worker), so a change made to it afterwards
+ * would silently reach neither. A change must go through `amend`.
+ */
+const FREEZE_LOGGED = process.env.VITEST !== undefined;
+
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const k in v) deepFreeze((v as Record<string, unknown>)[k]);
+}
+
 export class RequestLog {
   private buffer: RequestLogEntry[] = [];
+  /** The journal's line of each entry in `buffer` (null: not journalled). */
+  private lines: (string | null)[] = [];
   private cancelFlush: CancelTimer | null = null;
   private lastPrune = 0;
   /** Provisional entries of requests whose answer has started and whose final entry is not in yet. */
@@ -74,9 +89,15 @@ export class RequestLog {
     return this.journal.durable();
   }
 
+  /** A request's final entry. It must not change afterwards (`amend` replaces it). */
   append(entry: RequestLogEntry): void {
     this.open.delete(entry.id);
-    this.journal.append(entry);
+    // The pushed entries carry their client key's name, as a read of the store does (joined there).
+    const k = entry.clientKeyId ? this.keyNames(entry.clientKeyId) : null;
+    entry.clientKeyName = k?.name ?? null;
+    entry.clientKeyRevoked = k?.revoked ?? false;
+    if (FREEZE_LOGGED) deepFreeze(entry);
+    this.lines.push(this.journal.append(entry));
     this.buffer.push(entry);
     if (this.buffer.length >= FLUSH_ROWS) this.flush();
     else if (!this.cancelFlush) this.cancelFlush = this.clock.setTimer(() => this.flush(), REQUEST_LOG_FLUSH_MS);
@@ -87,24 +108,37 @@ export class RequestLog {
     this.cancelFlush = null;
     if (this.buffer.length === 0) return;
     const batch = this.buffer;
+    const lines = this.lines;
     this.buffer = [];
+    this.lines = [];
     const sealed = this.journal.seal();
     // The requests still answering are carried into a new segment (the full one goes once committed).
     if (sealed.newSegment) for (const e of this.open.values()) this.journal.append(e);
-    this.writer.write(insertOps(batch));
+    // The journal's lines are the entries' JSON already: joined, they are what the worker builds the rows from.
+    this.writer.insert(batch, () => (lines.includes(null) ? JSON.stringify(batch) : `[${lines.join(',')}]`));
     void this.writer.drain().then(sealed.committed);
-    // The pushed entries carry their client key's name, as a read of the store does (joined there).
-    for (const e of batch) {
-      const k = e.clientKeyId ? this.keyNames(e.clientKeyId) : null;
-      e.clientKeyName = k?.name ?? null;
-      e.clientKeyRevoked = k?.revoked ?? false;
-    }
     this.bus.emit('logs', batch);
     const now = this.clock.now();
     if (now - this.lastPrune > PRUNE_EVERY_MS) {
       this.lastPrune = now;
       this.prune();
     }
+  }
+
+  /**
+   * A logged entry changed before its answer went out (the client left meanwhile): the journal and
+   * the store get `patch` applied. Waiting for its batch, the entry is replaced; already handed to
+   * the store, its row is corrected there (the minute's usage roll-up keeps the first status).
+   */
+  amend(entry: RequestLogEntry, patch: Pick<RequestLogEntry, 'status' | 'errorCode' | 'errorMessage'>): void {
+    const next: RequestLogEntry = { ...entry, ...patch };
+    if (FREEZE_LOGGED) deepFreeze(next);
+    const line = this.journal.append(next);
+    const i = this.buffer.lastIndexOf(entry);
+    if (i >= 0) {
+      this.buffer[i] = next;
+      this.lines[i] = line;
+    } else this.writer.write(amendOps(next));
   }
 
   /** Queues the retention clean-up (by age and by count). */

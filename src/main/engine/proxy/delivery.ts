@@ -74,10 +74,10 @@ export async function deliver(
   deps.latency.record(target.conn.id, clock.now(), ready.ttfbMs, true);
   if (!(ready.reader instanceof UpstreamStream)) {
     const whole = (ready.reader as ResponseBody).whole?.() ?? null;
-    if (whole && !call.res.destroyed) return deliverWhole(deps, call, target, ready as ReadyResponse<ResponseBody>, whole, record, ctx);
+    if (whole && !call.res.destroyed) return deliverWhole(deps, call, target, ready as ReadyResponse<ResponseBody>, whole, record, ctx, t0);
     // Nothing reaches the client before its provisional log entry is in the journal (logJournal.ts).
     await record.answering(target, ready.status);
-    return deliverPiped(deps, call, target, ready as ReadyResponse<ResponseBody>, record, ctx);
+    return deliverPiped(deps, call, target, ready as ReadyResponse<ResponseBody>, record, ctx, t0);
   }
   await record.answering(target, ready.status);
 
@@ -173,11 +173,14 @@ async function deliverWhole(
   whole: WholeAnswer,
   record: RequestRecord,
   ctx: AttemptContext,
+  t0: number,
 ): Promise<Delivered> {
   const { resilience, clock } = deps;
   resilience.onSuccess(target, clock.now(), { ttfbMs: ready.ttfbMs });
   deps.admission.observe(target, null, null);
+  // The attempt's figures are final before its entry is logged: a logged entry does not change.
   ctx.entry.status = ready.status;
+  ctx.entry.durationMs = Math.round(clock.monotonic() - t0);
   const logged = record.answered(target, ready.status, ready.firstByteAt, whole.usage);
   await record.durable();
   if (call.res.destroyed) {
@@ -189,7 +192,15 @@ async function deliverWhole(
 }
 
 /** A non-stream body (or a stream the proxy does not read as frames) piped to the client. */
-async function deliverPiped(deps: DeliveryDeps, call: InboundCall, target: Target, ready: ReadyResponse<ResponseBody>, record: RequestRecord, ctx: AttemptContext): Promise<Delivered> {
+async function deliverPiped(
+  deps: DeliveryDeps,
+  call: InboundCall,
+  target: Target,
+  ready: ReadyResponse<ResponseBody>,
+  record: RequestRecord,
+  ctx: AttemptContext,
+  t0: number,
+): Promise<Delivered> {
   const { resilience, clock } = deps;
   resilience.onSuccess(target, clock.now(), { ttfbMs: ready.ttfbMs });
   deps.admission.observe(target, null, null);
@@ -205,6 +216,7 @@ async function deliverPiped(deps: DeliveryDeps, call: InboundCall, target: Targe
     endWithStreamError(call.res, call.protocol, ready.headers['content-type'] ?? '', te.message);
   }
   ctx.entry.status = call.res.statusCode;
+  ctx.entry.durationMs = Math.round(clock.monotonic() - t0);
   record.committed(target, ready.firstByteAt, committed);
   return 'done';
 }

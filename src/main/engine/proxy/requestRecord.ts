@@ -235,11 +235,9 @@ export class RequestRecord {
     return this.deps.requestLog.durable();
   }
 
-  /** The client left before an answer logged by `answered` could be written: the entry says so. */
+  /** The client left before an answer logged by `answered` could be written: the log says so (journal and store). */
   clientLeft(e: RequestLogEntry): void {
-    e.status = 499;
-    e.errorCode = 'client_closed_request';
-    e.errorMessage = 'the client closed the connection before the response';
+    this.deps.requestLog.amend(e, { status: 499, errorCode: 'client_closed_request', errorMessage: 'the client closed the connection before the response' });
   }
 
   /**

@@ -220,6 +220,7 @@ export const LOG_WRITE_SQL = [
   'DELETE FROM proxy_logs WHERE started_at < ?',
   'DELETE FROM proxy_logs WHERE seq <= (SELECT seq FROM proxy_logs ORDER BY seq DESC LIMIT 1 OFFSET ?)',
   'DELETE FROM proxy_log_attempts WHERE request_id NOT IN (SELECT id FROM proxy_logs)',
+  'UPDATE proxy_logs SET status = ?, error_code = ?, error_message = ? WHERE id = ?',
   // The usage roll-ups (store/usageRepo.ts), written in the same transaction as the rows.
   ...USAGE_WRITE_SQL,
 ] as const;
@@ -229,11 +230,15 @@ const INSERT_ATTEMPT = 1;
 const PRUNE_OLD = 2;
 const PRUNE_COUNT = 3;
 const PRUNE_ORPHANS = 4;
-const USAGE_SQL_BASE = PRUNE_ORPHANS + 1;
+const AMEND = 5;
+const USAGE_SQL_BASE = AMEND + 1;
 
 type SqlValue = string | number | null;
-/** One write: [index into LOG_WRITE_SQL, ...its positional values]. */
-export type LogWriteOp = [number, ...SqlValue[]];
+/**
+ * One write: [index into LOG_WRITE_SQL, or the statement's own SQL (a roll-up upsert of a row's
+ * non-zero columns, usageRepo.ts), ...its positional values].
+ */
+export type LogWriteOp = [number | string, ...SqlValue[]];
 
 export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
   const ops: LogWriteOp[] = [];
@@ -313,24 +318,31 @@ export function usagePruneOps(now: number): LogWriteOp[] {
   return rollupPruneOps(now, USAGE_SQL_BASE) as LogWriteOp[];
 }
 
+/** Corrects the outcome of a request whose row is already written (RequestLog.amend). */
+export function amendOps(e: RequestLogEntry): LogWriteOp[] {
+  return [[AMEND, e.status, e.errorCode, e.errorMessage, e.id]];
+}
+
 /** Deletes requests older than `olderThan` and beyond the newest `maxRows`, with their attempts. */
 export function pruneOps(olderThan: number, maxRows: number): LogWriteOp[] {
   return [[PRUNE_OLD, olderThan], [PRUNE_COUNT, maxRows], [PRUNE_ORPHANS]];
 }
 
 /** Runs write ops in one transaction on a connection (this thread's, or the worker's). */
-export function runLogWrites(db: Db, ops: LogWriteOp[], cache?: Map<number, Statement>): void {
-  const stmts = cache ?? new Map<number, Statement>();
+export function runLogWrites(db: Db, ops: LogWriteOp[], cache?: StatementCache): void {
+  const stmts = cache ?? new Map<number | string, Statement>();
   db.transaction(() => {
     for (const [i, ...values] of ops) {
       let st = stmts.get(i);
-      if (!st) stmts.set(i, (st = db.prepare(LOG_WRITE_SQL[i]!)));
+      if (!st) stmts.set(i, (st = db.prepare(typeof i === 'number' ? LOG_WRITE_SQL[i]! : i)));
       st.run(values);
     }
   })();
 }
 
 type Statement = ReturnType<Db['prepare']>;
+/** A connection's prepared write statements, by index or by SQL (bounded: usageRepo.ts SPARSE_MAX). */
+export type StatementCache = Map<number | string, Statement>;
 
 /** The columns of a read: the row, and its client key's name and revocation (keys are never deleted). */
 const READ_FROM = `SELECT l.*, ck.name AS ck_name, ck.revoked_at AS ck_revoked_at
