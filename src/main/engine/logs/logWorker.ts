@@ -1,14 +1,13 @@
 // The request-log worker thread (logWriter.ts starts it, built as its own entry, out/main/logWorker.js):
 // a SQLite connection of its own that commits each write in one transaction. A write is either the
-// rows themselves (`ops`: the retention clean-up) or the request-log entries as JSON (`entries`):
-// the entries' rows and usage roll-ups are built here, off the engine's thread, by the same
-// insertOps the engine's thread runs when it writes inline. The entries' JSON is usually the
-// journal's own lines (requestLog.ts), so the engine's thread serialises an entry once.
+// rows themselves (`ops`: the retention clean-up) or the request-log entries as their JSON lines
+// (`lines`): the entries' rows and usage roll-ups are built here, off the engine's thread, as the
+// engine's thread builds them when it writes inline (store/logsRepo.ts). The lines are usually the
+// journal's own (requestLog.ts), so the engine's thread serialises an entry once.
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RequestLogEntry } from '../../../shared/model';
 import type { Db } from '../store/db';
-import { insertOps, runLogWrites, type LogWriteOp, type StatementCache } from '../store/logsRepo';
+import { runLogWrites, writeEntryLines, type LogWriteOp, type StatementCache } from '../store/logsRepo';
 import type { WorkerRequest, WorkerReply, LogWorkerData } from './logWorkerProtocol';
 
 const data = workerData as LogWorkerData;
@@ -24,8 +23,8 @@ const reply = (m: WorkerReply) => port.postMessage(m);
 port.on('message', (m: WorkerRequest) => {
   if (m.type === 'write') {
     try {
-      const ops = m.kind === 'entries' ? insertOps(JSON.parse(m.json) as RequestLogEntry[]) : (JSON.parse(m.json) as LogWriteOp[]);
-      runLogWrites(db, ops, statements);
+      if (m.body.kind === 'lines') writeEntryLines(db, m.body.lines, statements);
+      else runLogWrites(db, JSON.parse(m.body.json) as LogWriteOp[], statements);
     } catch (e) {
       reply({ type: 'error', message: String((e as Error)?.message) });
     }

@@ -1,7 +1,11 @@
 // The messages between the request-log writer (logWriter.ts) and its worker thread (logWorker.ts).
 
-/** What a write carries: SQL rows (`ops`, a JSON LogWriteOp[]) or request-log entries (a JSON RequestLogEntry[]). */
-export type WriteKind = 'ops' | 'entries';
+/**
+ * What a write carries: SQL rows (`ops`: a JSON LogWriteOp[]), or request-log entries as their JSON
+ * lines (`lines`: an array of strings posts cheaper than one joined string, and the worker parses
+ * and writes them one at a time).
+ */
+export type WriteBody = { kind: 'ops'; json: string } | { kind: 'lines'; lines: string[] };
 
 export interface LogWorkerData {
   sqlitePath: string;
@@ -11,6 +15,6 @@ export interface LogWorkerData {
   entry?: string;
 }
 
-export type WorkerRequest = { type: 'write'; seq: number; kind: WriteKind; json: string } | { type: 'close' };
+export type WorkerRequest = { type: 'write'; seq: number; body: WriteBody } | { type: 'close' };
 
 export type WorkerReply = { type: 'ready' } | { type: 'ack'; seq: number } | { type: 'error'; message: string } | { type: 'closed' };

@@ -7,7 +7,7 @@
 // (or when the idle trim asks, memory/idleTrim.ts), to start again with the next large batch.
 // Writes keep their order: while a worker runs or starts, every write goes to it. If the worker
 // cannot start, writes run inline. The worker (logWorker.ts) gets the request-log entries as JSON
-// and builds their rows and roll-ups itself, so this thread only hands over a string.
+// and builds their rows and roll-ups itself, so this thread only hands over their JSON lines.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -17,16 +17,16 @@ import type { CancelTimer, Clock } from '../clock';
 import { workerHeap } from '../memory/heapPolicy';
 import type { Db } from '../store/db';
 import { insertOps, runLogWrites, type LogWriteOp, type StatementCache } from '../store/logsRepo';
-import type { LogWorkerData, WorkerReply, WorkerRequest, WriteKind } from './logWorkerProtocol';
+import type { LogWorkerData, WorkerReply, WorkerRequest, WriteBody } from './logWorkerProtocol';
 
 export interface LogWriter {
   write(ops: LogWriteOp[]): void;
   /**
    * Request-log entries, their rows and usage roll-ups built where the write runs: in the worker,
-   * off this thread, from `json()` (the entries as a JSON array, usually the journal's own lines).
+   * off this thread, from `lines()` (each entry's JSON, usually the journal's own line).
    * The entries must not change once handed over.
    */
-  insert(entries: RequestLogEntry[], json: () => string): void;
+  insert(entries: RequestLogEntry[], lines: () => string[]): void;
   /** Resolves once every write handed over so far is committed. */
   drain(): Promise<void>;
   /** Gives memory back after a burst (memory/idleTrim.ts): SQLite's page cache, the worker itself. */
@@ -57,10 +57,10 @@ export class InlineLogWriter implements LogWriter {
   }
 
   /** A write handed to a worker that could not take it. */
-  replay(kind: WriteKind, json: string): void {
+  replay(body: WriteBody): void {
     let ops: LogWriteOp[];
     try {
-      ops = kind === 'entries' ? insertOps(JSON.parse(json) as RequestLogEntry[]) : (JSON.parse(json) as LogWriteOp[]);
+      ops = body.kind === 'lines' ? insertOps(body.lines.map((l) => JSON.parse(l) as RequestLogEntry)) : (JSON.parse(body.json) as LogWriteOp[]);
     } catch (err) {
       return this.onError(err);
     }
@@ -106,8 +106,7 @@ type Phase = 'none' | 'starting' | 'running' | 'retiring';
 /** A write handed to the worker, kept until it is committed. */
 interface Pending {
   seq: number;
-  kind: WriteKind;
-  json: string;
+  body: WriteBody;
 }
 
 /**
@@ -175,20 +174,20 @@ export class WorkerLogWriter implements LogWriter {
   }
 
   write(ops: LogWriteOp[]): void {
-    this.hand('ops', ops.length, () => this.inline.write(ops), () => JSON.stringify(ops));
+    this.hand(ops.length, () => this.inline.write(ops), () => ({ kind: 'ops', json: JSON.stringify(ops) }));
   }
 
-  insert(entries: RequestLogEntry[], json: () => string): void {
+  insert(entries: RequestLogEntry[], lines: () => string[]): void {
     let rows = entries.length;
     for (const e of entries) rows += e.attempts.length;
-    this.hand('entries', rows, () => this.inline.insert(entries), json);
+    this.hand(rows, () => this.inline.insert(entries), () => ({ kind: 'lines', lines: lines() }));
   }
 
-  /** A write of `rows` rows: run inline now, or handed to the worker (as JSON: far cheaper to post than a structured clone). */
-  private hand(kind: WriteKind, rows: number, inline: () => void, json: () => string): void {
+  /** A write of `rows` rows: run inline now, or handed to the worker (as strings: far cheaper to post than a structured clone of the objects). */
+  private hand(rows: number, inline: () => void, body: () => WriteBody): void {
     if (this.dead || this.closed) return inline();
     if (this.phase === 'none' && !this.underLoad(rows)) return inline();
-    const w: Pending = { seq: ++this.seq, kind, json: json() };
+    const w: Pending = { seq: ++this.seq, body: body() };
     if (this.phase === 'running') this.post(w);
     else {
       this.queued.push(w);
@@ -234,7 +233,7 @@ export class WorkerLogWriter implements LogWriter {
 
   private post(w: Pending): void {
     this.inflight.set(w.seq, w);
-    const m: WorkerRequest = { type: 'write', seq: w.seq, kind: w.kind, json: w.json };
+    const m: WorkerRequest = { type: 'write', seq: w.seq, body: w.body };
     this.worker!.postMessage(m);
   }
 
@@ -330,7 +329,7 @@ export class WorkerLogWriter implements LogWriter {
     const pending = [...this.inflight.values(), ...this.queued];
     this.inflight.clear();
     this.queued = [];
-    for (const w of pending) this.inline.replay(w.kind, w.json);
+    for (const w of pending) this.inline.replay(w.body);
     this.acked = this.seq;
     for (const w of this.waiters) w.resolve();
     this.waiters = [];

@@ -114,8 +114,8 @@ export class RequestLog {
     const sealed = this.journal.seal();
     // The requests still answering are carried into a new segment (the full one goes once committed).
     if (sealed.newSegment) for (const e of this.open.values()) this.journal.append(e);
-    // The journal's lines are the entries' JSON already: joined, they are what the worker builds the rows from.
-    this.writer.insert(batch, () => (lines.includes(null) ? JSON.stringify(batch) : `[${lines.join(',')}]`));
+    // The journal's lines are the entries' JSON already: what the worker builds the rows from.
+    this.writer.insert(batch, () => (lines.includes(null) ? batch.map((e) => JSON.stringify(e)) : (lines as string[])));
     void this.writer.drain().then(sealed.committed);
     this.bus.emit('logs', batch);
     const now = this.clock.now();

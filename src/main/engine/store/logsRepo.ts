@@ -6,7 +6,7 @@ import { jsonTooDeep } from '../../../shared/jsonBounds';
 import type { LogQuery, LogStatusClass } from '../../../shared/logQuery';
 import type { Db } from './db';
 import { readJsonColumn, UnreadableRows } from './unreadableRows';
-import { rollupOps, rollupPruneOps, USAGE_WRITE_SQL } from './usageRepo';
+import { RollupBatch, rollupOps, rollupPruneOps, USAGE_WRITE_SQL } from './usageRepo';
 
 const TABLE = 'proxy_logs';
 /** A skipped list is [{connection, reason, ...}]: nothing the engine writes nests deeper. */
@@ -234,83 +234,108 @@ const AMEND = 5;
 const USAGE_SQL_BASE = AMEND + 1;
 
 type SqlValue = string | number | null;
-/**
- * One write: [index into LOG_WRITE_SQL, or the statement's own SQL (a roll-up upsert of a row's
- * non-zero columns, usageRepo.ts), ...its positional values].
- */
-export type LogWriteOp = [number | string, ...SqlValue[]];
+/** One write: [index into LOG_WRITE_SQL, ...its positional values]. */
+export type LogWriteOp = [number, ...SqlValue[]];
 
 export function insertOps(entries: RequestLogEntry[]): LogWriteOp[] {
   const ops: LogWriteOp[] = [];
-  for (const e of entries) {
-    ops.push([
-      INSERT_REQUEST,
-      e.id,
-      e.startedAt,
-      e.protocol,
-      e.path,
-      e.clientKeyId,
-      e.requestedModel,
-      e.model,
-      e.stream ? 1 : 0,
-      e.status,
-      e.errorCode,
-      e.errorMessage,
-      e.connectionId,
-      e.connectionName,
-      e.provider,
-      e.ttfbMs,
-      e.durationMs,
-      e.inputTokens,
-      e.outputTokens,
-      e.skipped.length ? JSON.stringify(e.skipped) : '[]',
-      e.combo ? JSON.stringify(e.combo) : null,
-      e.affinity || e.lease ? JSON.stringify({ affinity: e.affinity ?? null, lease: e.lease ?? null }) : null,
-      e.waits?.length ? JSON.stringify(e.waits) : null,
-      e.cacheReadTokens ?? null,
-      e.cacheWriteTokens ?? null,
-      e.costUsd ?? null,
-    ]);
-    for (const a of e.attempts) {
-      ops.push([
-        INSERT_ATTEMPT,
-        e.id,
-        a.attempt,
-        a.connectionId,
-        a.connectionName,
-        a.provider,
-        a.model,
-        a.startedAt,
-        a.status,
-        a.errorClass,
-        a.errorCode,
-        a.errorMessage,
-        a.ttfbMs,
-        a.durationMs,
-        a.failedOver ? 1 : 0,
-        a.queuedMs,
-        a.translated ?? null,
-        a.dropped?.length ? JSON.stringify(a.dropped) : null,
-        a.lastResort ? 1 : 0,
-        a.via ?? null,
-        a.egressIp ?? null,
-        a.firstOutputMs ?? null,
-        a.bytes ?? null,
-        a.frames ?? null,
-        a.outputFrames ?? null,
-        a.watchdog ?? null,
-        a.continuedElsewhere ? 1 : 0,
-        a.continuation ?? null,
-        a.prefillRefused ? 1 : 0,
-        a.retry?.waitedMs ?? null,
-        a.retry?.why ?? null,
-        a.retry?.afterStatus ?? null,
-      ]);
-    }
-  }
+  for (const e of entries) entryOps(e, ops);
   // The usage roll-ups of the same requests, aggregated per batch, in the same transaction.
   ops.push(...(rollupOps(entries, USAGE_SQL_BASE) as LogWriteOp[]));
   return ops;
+}
+
+/** An entry's rows: its request and each attempt. */
+function entryOps(e: RequestLogEntry, ops: LogWriteOp[]): void {
+  ops.push([
+    INSERT_REQUEST,
+    e.id,
+    e.startedAt,
+    e.protocol,
+    e.path,
+    e.clientKeyId,
+    e.requestedModel,
+    e.model,
+    e.stream ? 1 : 0,
+    e.status,
+    e.errorCode,
+    e.errorMessage,
+    e.connectionId,
+    e.connectionName,
+    e.provider,
+    e.ttfbMs,
+    e.durationMs,
+    e.inputTokens,
+    e.outputTokens,
+    e.skipped.length ? JSON.stringify(e.skipped) : '[]',
+    e.combo ? JSON.stringify(e.combo) : null,
+    e.affinity || e.lease ? JSON.stringify({ affinity: e.affinity ?? null, lease: e.lease ?? null }) : null,
+    e.waits?.length ? JSON.stringify(e.waits) : null,
+    e.cacheReadTokens ?? null,
+    e.cacheWriteTokens ?? null,
+    e.costUsd ?? null,
+  ]);
+  for (const a of e.attempts) {
+    ops.push([
+      INSERT_ATTEMPT,
+      e.id,
+      a.attempt,
+      a.connectionId,
+      a.connectionName,
+      a.provider,
+      a.model,
+      a.startedAt,
+      a.status,
+      a.errorClass,
+      a.errorCode,
+      a.errorMessage,
+      a.ttfbMs,
+      a.durationMs,
+      a.failedOver ? 1 : 0,
+      a.queuedMs,
+      a.translated ?? null,
+      a.dropped?.length ? JSON.stringify(a.dropped) : null,
+      a.lastResort ? 1 : 0,
+      a.via ?? null,
+      a.egressIp ?? null,
+      a.firstOutputMs ?? null,
+      a.bytes ?? null,
+      a.frames ?? null,
+      a.outputFrames ?? null,
+      a.watchdog ?? null,
+      a.continuedElsewhere ? 1 : 0,
+      a.continuation ?? null,
+      a.prefillRefused ? 1 : 0,
+      a.retry?.waitedMs ?? null,
+      a.retry?.why ?? null,
+      a.retry?.afterStatus ?? null,
+    ]);
+  }
+}
+
+/**
+ * Writes request-log entries given as their JSON lines (the log worker's batches, usually the
+ * journal's own lines): what `insertOps` writes, in one transaction, each entry parsed and written
+ * in turn so it is garbage at once (the worker's heap stays near its live set under a burst).
+ */
+export function writeEntryLines(db: Db, lines: readonly string[], cache: StatementCache): void {
+  const stmt = (i: number) => {
+    let st = cache.get(i);
+    if (!st) cache.set(i, (st = db.prepare(LOG_WRITE_SQL[i]!)));
+    return st;
+  };
+  db.transaction(() => {
+    const rollups = new RollupBatch();
+    const ops: LogWriteOp[] = [];
+    for (const line of lines) {
+      const e = JSON.parse(line) as RequestLogEntry;
+      ops.length = 0;
+      entryOps(e, ops);
+      for (const [i, ...values] of ops) stmt(i).run(values);
+      rollups.add(e);
+    }
+    for (const [i, ...values] of rollups.ops(USAGE_SQL_BASE) as LogWriteOp[]) stmt(i).run(values);
+  })();
 }
 
 /** Deletes the usage roll-ups past their own retention (independent of the log's). */
@@ -330,19 +355,19 @@ export function pruneOps(olderThan: number, maxRows: number): LogWriteOp[] {
 
 /** Runs write ops in one transaction on a connection (this thread's, or the worker's). */
 export function runLogWrites(db: Db, ops: LogWriteOp[], cache?: StatementCache): void {
-  const stmts = cache ?? new Map<number | string, Statement>();
+  const stmts = cache ?? new Map<number, Statement>();
   db.transaction(() => {
     for (const [i, ...values] of ops) {
       let st = stmts.get(i);
-      if (!st) stmts.set(i, (st = db.prepare(typeof i === 'number' ? LOG_WRITE_SQL[i]! : i)));
+      if (!st) stmts.set(i, (st = db.prepare(LOG_WRITE_SQL[i]!)));
       st.run(values);
     }
   })();
 }
 
 type Statement = ReturnType<Db['prepare']>;
-/** A connection's prepared write statements, by index or by SQL (bounded: usageRepo.ts SPARSE_MAX). */
-export type StatementCache = Map<number | string, Statement>;
+/** A connection's prepared write statements, by index into LOG_WRITE_SQL. */
+export type StatementCache = Map<number, Statement>;
 
 /** The columns of a read: the row, and its client key's name and revocation (keys are never deleted). */
 const READ_FROM = `SELECT l.*, ck.name AS ck_name, ck.revoked_at AS ck_revoked_at

@@ -48,58 +48,22 @@ const VALUE_COLUMNS = [...SUM_COLUMNS, ...HIST_COLUMNS];
 /** The stored dimensions as an SQL list: a range of every dimension is one seek each (the key starts with dim). */
 const DIMS_SQL = ROLLUP_DIMS.map((d) => `'${d}'`).join(', ');
 
-/** Adds `columns` of one row (the others keep their value, 0 in a new row: the schema's default). */
-const upsertSql = (table: string, columns: readonly string[]) =>
-  `INSERT INTO ${table} (bucket_start, dim, key, label, ${columns.join(', ')})
-   VALUES (?, ?, ?, ?, ${columns.map(() => '?').join(', ')})
+const upsertSql = (table: string) =>
+  `INSERT INTO ${table} (bucket_start, dim, key, label, ${VALUE_COLUMNS.join(', ')})
+   VALUES (?, ?, ?, ?, ${VALUE_COLUMNS.map(() => '?').join(', ')})
    ON CONFLICT (dim, bucket_start, key) DO UPDATE SET label = COALESCE(excluded.label, label),
-     ${columns.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
+     ${VALUE_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`;
 
 /** The roll-ups' write statements, appended to the request log's (store/logsRepo.ts LOG_WRITE_SQL). */
 export const USAGE_WRITE_SQL: string[] = [
-  ...GRAIN_ORDER.map((g) => upsertSql(USAGE_GRAINS[g].table, VALUE_COLUMNS)),
+  ...GRAIN_ORDER.map((g) => upsertSql(USAGE_GRAINS[g].table)),
   ...GRAIN_ORDER.map((g) => `DELETE FROM ${USAGE_GRAINS[g].table} WHERE dim IN (${DIMS_SQL}) AND bucket_start < ?`),
 ];
 const UPSERT = 0;
 const PRUNE = GRAIN_ORDER.length;
 
 type SqlValue = string | number | null;
-/** [index into the writer's statement list, or the statement's own SQL, ...its positional values]. */
-type Op = [number | string, ...SqlValue[]];
-
-/**
- * A roll-up row's upsert binds and adds only its non-zero columns: about a dozen of the 174, which
- * makes it about 2.5 times cheaper in SQLite than the full statement (bench figures in
- * docs/decisions/lean-25-hot-path.md). Its SQL is kept per granularity and column set, and each
- * connection that runs it prepares it once (store/logsRepo.ts runLogWrites). Past SPARSE_MAX column
- * sets in one thread, a new set takes the full statement, so statements stay bounded whatever the
- * traffic's spread of latencies.
- */
-export const SPARSE_MAX = 128;
-const sparseSql = new Map<string, string>();
-
-function sparseOp(op: SqlValue[], gi: number): Op {
-  let id = `${gi}:`;
-  let n = 0;
-  for (let j = 0; j < VALUE_COLUMNS.length; j++) {
-    if (op[OP_HEAD + j] !== 0) {
-      id += `${j},`;
-      n++;
-    }
-  }
-  let sql = sparseSql.get(id);
-  if (sql === undefined) {
-    if (sparseSql.size >= SPARSE_MAX) return op as Op;
-    const columns = VALUE_COLUMNS.filter((_, j) => op[OP_HEAD + j] !== 0);
-    sparseSql.set(id, (sql = upsertSql(USAGE_GRAINS[GRAIN_ORDER[gi]!].table, columns)));
-  }
-  const out = new Array<SqlValue>(OP_HEAD + n);
-  out[0] = sql;
-  for (let k = 1; k < OP_HEAD; k++) out[k] = op[k]!;
-  let k = OP_HEAD;
-  for (let j = OP_HEAD; j < op.length; j++) if (op[j] !== 0) out[k++] = op[j]!;
-  return out as Op;
-}
+type Op = [number, ...SqlValue[]];
 
 /** Served (2xx) after a failed attempt, or completed by a mid-stream continuation. */
 export function isRescued(e: RequestLogEntry): boolean {
@@ -149,15 +113,27 @@ const OP_HEAD = 5;
  * then each group is added to its row of every granularity and dimension.
  */
 export function rollupOps(entries: readonly RequestLogEntry[], base: number): Op[] {
-  const T0 = SUM_COLUMNS.length;
-  const D0 = T0 + HIST_BUCKETS;
-  const groups = new Map<string, Group>();
-  for (const e of entries) {
+  const batch = new RollupBatch();
+  for (const e of entries) batch.add(e);
+  return batch.ops(base);
+}
+
+/**
+ * rollupOps one entry at a time: the log worker adds each entry as it writes its rows, so an entry
+ * is garbage as soon as it is written, not held until the batch's end (store/logsRepo.ts
+ * writeEntryLines).
+ */
+export class RollupBatch {
+  private readonly groups = new Map<string, Group>();
+
+  add(e: RequestLogEntry): void {
+    const T0 = SUM_COLUMNS.length;
+    const D0 = T0 + HIST_BUCKETS;
     const minute = Math.floor(e.startedAt / MINUTE_MS) * MINUTE_MS;
     const keys = dimKeys(e);
     const id = `${minute}\u0000${keys.connection}\u0000${keys.provider}\u0000${keys.model}\u0000${keys.requestedModel}\u0000${keys.combo}\u0000${keys.clientKey}`;
-    let g = groups.get(id);
-    if (!g) groups.set(id, (g = { minute, keys, label: null, v: new Float64Array(VALUE_COLUMNS.length) }));
+    let g = this.groups.get(id);
+    if (!g) this.groups.set(id, (g = { minute, keys, label: null, v: new Float64Array(VALUE_COLUMNS.length) }));
     if (e.connectionName) g.label = e.connectionName;
     const v = g.v;
     const ok = e.status >= 200 && e.status < 300;
@@ -174,34 +150,36 @@ export function rollupOps(entries: readonly RequestLogEntry[], base: number): Op
     if (ok && e.ttfbMs != null) v[T0 + histBucket(e.ttfbMs)]! += 1;
     if (ok && e.durationMs != null) v[D0 + histBucket(e.durationMs)]! += 1;
   }
-  const accs = new Map<string, SqlValue[]>();
-  for (const g of groups.values()) {
-    for (let gi = 0; gi < GRAIN_ORDER.length; gi++) {
-      const ms = USAGE_GRAINS[GRAIN_ORDER[gi]!].ms;
-      const bucket = Math.floor(g.minute / ms) * ms;
-      for (const dim of ROLLUP_DIMS) {
-        const key = g.keys[dim];
-        const id = `${gi}|${bucket}|${dim}|${key}`;
-        // The op itself is the accumulator: its sums follow the statement, bucket, dimension, key and label.
-        let op = accs.get(id);
-        if (!op) {
-          op = new Array<SqlValue>(OP_HEAD + VALUE_COLUMNS.length).fill(0);
-          op[0] = base + UPSERT + gi;
-          op[1] = bucket;
-          op[2] = dim;
-          op[3] = key;
-          op[4] = null;
-          accs.set(id, op);
+
+  /** The upserts of every row the added entries touch. */
+  ops(base: number): Op[] {
+    const accs = new Map<string, SqlValue[]>();
+    for (const g of this.groups.values()) {
+      for (let gi = 0; gi < GRAIN_ORDER.length; gi++) {
+        const ms = USAGE_GRAINS[GRAIN_ORDER[gi]!].ms;
+        const bucket = Math.floor(g.minute / ms) * ms;
+        for (const dim of ROLLUP_DIMS) {
+          const key = g.keys[dim];
+          const id = `${gi}|${bucket}|${dim}|${key}`;
+          // The op itself is the accumulator: its sums follow the statement, bucket, dimension, key and label.
+          let op = accs.get(id);
+          if (!op) {
+            op = new Array<SqlValue>(OP_HEAD + VALUE_COLUMNS.length).fill(0);
+            op[0] = base + UPSERT + gi;
+            op[1] = bucket;
+            op[2] = dim;
+            op[3] = key;
+            op[4] = null;
+            accs.set(id, op);
+          }
+          if (dim === 'connection' && g.label) op[4] = g.label;
+          const v = g.v;
+          for (let j = 0; j < v.length; j++) if (v[j] !== 0) (op[OP_HEAD + j] as number) += v[j]!;
         }
-        if (dim === 'connection' && g.label) op[4] = g.label;
-        const v = g.v;
-        for (let j = 0; j < v.length; j++) if (v[j] !== 0) (op[OP_HEAD + j] as number) += v[j]!;
       }
     }
+    return [...accs.values()] as Op[];
   }
-  const ops: Op[] = [];
-  for (const op of accs.values()) ops.push(sparseOp(op, (op[0] as number) - base - UPSERT));
-  return ops;
 }
 
 /** Deletes each granularity's rows older than its retention. */
