@@ -319,11 +319,6 @@ function entryOps(e: RequestLogEntry, ops: LogWriteOp[]): void {
  * in turn so it is garbage at once (the worker's heap stays near its live set under a burst).
  */
 export function writeEntryLines(db: Db, lines: readonly string[], cache: StatementCache): void {
-  const stmt = (i: number) => {
-    let st = cache.get(i);
-    if (!st) cache.set(i, (st = db.prepare(LOG_WRITE_SQL[i]!)));
-    return st;
-  };
   db.transaction(() => {
     const rollups = new RollupBatch();
     const ops: LogWriteOp[] = [];
@@ -331,10 +326,10 @@ export function writeEntryLines(db: Db, lines: readonly string[], cache: Stateme
       const e = JSON.parse(line) as RequestLogEntry;
       ops.length = 0;
       entryOps(e, ops);
-      for (const [i, ...values] of ops) stmt(i).run(values);
+      runOps(db, ops, cache);
       rollups.add(e);
     }
-    for (const [i, ...values] of rollups.ops(USAGE_SQL_BASE) as LogWriteOp[]) stmt(i).run(values);
+    runOps(db, rollups.ops(USAGE_SQL_BASE) as LogWriteOp[], cache);
   })();
 }
 
@@ -354,15 +349,17 @@ export function pruneOps(olderThan: number, maxRows: number): LogWriteOp[] {
 }
 
 /** Runs write ops in one transaction on a connection (this thread's, or the worker's). */
-export function runLogWrites(db: Db, ops: LogWriteOp[], cache?: StatementCache): void {
-  const stmts = cache ?? new Map<number, Statement>();
-  db.transaction(() => {
-    for (const [i, ...values] of ops) {
-      let st = stmts.get(i);
-      if (!st) stmts.set(i, (st = db.prepare(LOG_WRITE_SQL[i]!)));
-      st.run(values);
-    }
-  })();
+export function runLogWrites(db: Db, ops: LogWriteOp[], cache: StatementCache = new Map()): void {
+  db.transaction(() => runOps(db, ops, cache))();
+}
+
+/** Runs write ops, each statement prepared once per connection (`cache`). */
+function runOps(db: Db, ops: readonly LogWriteOp[], cache: StatementCache): void {
+  for (const [i, ...values] of ops) {
+    let st = cache.get(i);
+    if (!st) cache.set(i, (st = db.prepare(LOG_WRITE_SQL[i]!)));
+    st.run(values);
+  }
 }
 
 type Statement = ReturnType<Db['prepare']>;
