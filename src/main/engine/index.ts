@@ -28,6 +28,7 @@ import { TeamSettings } from './team/teamSettings';
 import { ConfigShare } from './team/configShare';
 import { createTeamMode } from './team/teamMode';
 import { IdleTrim, fullGc } from './memory/idleTrim';
+import { mallocTrim } from './memory/mallocTrim';
 import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
 import { ConnectionTester } from './management/connectionTester';
@@ -64,7 +65,7 @@ import { BreakersRepo } from './store/breakersRepo';
 import { ClientKeysRepo } from './store/clientKeysRepo';
 import { CombosRepo } from './store/combosRepo';
 import { ConnectionsRepo } from './store/connectionsRepo';
-import { openStore, type Db } from './store/db';
+import { openScratch, openStore, type Db } from './store/db';
 import { KeyValueRepo } from './store/keyValueRepo';
 import { LeasesRepo } from './store/leasesRepo';
 import { LogsRepo } from './store/logsRepo';
@@ -359,6 +360,18 @@ export async function createEngine(o: EngineOptions) {
       void logWriter.trim();
       try {
         db.pragma('shrink_memory');
+      } catch (err) {
+        log.warn('memory.trimFailed', { err });
+      }
+    },
+    release: () => {
+      try {
+        const scratch = openScratch(o.nativeBinding);
+        try {
+          mallocTrim(scratch);
+        } finally {
+          scratch.close();
+        }
       } catch (err) {
         log.warn('memory.trimFailed', { err });
       }

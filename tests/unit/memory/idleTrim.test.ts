@@ -73,6 +73,23 @@ describe('IdleTrim', () => {
     expect(others).toBe(1);
   });
 
+  it("gives the allocator's free pages back last, after the second collection has freed Buffers' memory", () => {
+    const clock = new FakeClock();
+    const calls: string[] = [];
+    const trim = new IdleTrim({ clock, gc: () => calls.push('gc'), others: () => calls.push('others'), release: () => calls.push('release') });
+    trim.activity(IDLE_TRIM_MIN_REQUESTS);
+    clock.advance(IDLE_TRIM_MS);
+    expect(calls).toEqual(['others', 'gc']);
+    clock.advance(SECOND_COLLECTION_MS);
+    expect(calls).toEqual(['others', 'gc', 'gc', 'release']);
+    // Without a collection to wait for, at once.
+    const bare: string[] = [];
+    const noGc = new IdleTrim({ clock, gc: null, others: () => bare.push('others'), release: () => bare.push('release'), idleMs: 5, minRequests: 1 });
+    noGc.activity(1);
+    clock.advance(5);
+    expect(bare).toEqual(['others', 'release']);
+  });
+
   it('stop() cancels a pending second collection', () => {
     const { clock, calls, trim } = rig();
     trim.activity(IDLE_TRIM_MIN_REQUESTS);
@@ -80,6 +97,7 @@ describe('IdleTrim', () => {
     trim.stop();
     clock.advance(SECOND_COLLECTION_MS * 2);
     expect(calls).toEqual(['others', 'gc']);
+    expect(trim.trims).toBe(1);
   });
 
   it('stop() cancels a pending trim and ignores later traffic', () => {

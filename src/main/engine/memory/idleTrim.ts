@@ -4,7 +4,8 @@
 // collects, and the resident set stays at its peak for as long as the app is open. Once traffic
 // has stopped for IDLE_MS after at least MIN_REQUESTS requests, a full collection runs on this
 // thread, the log worker is retired (logs/logWriter.ts) and SQLite's page cache released; a second
-// collection a second later returns the pages the first one's sweeping freed. V8 also shrinks the
+// collection a second later returns the pages the first one's sweeping freed, and then the C
+// allocator gives back the free pages it keeps (mallocTrim.ts). V8 also shrinks the
 // young generation back to its minimum in such a collection, but only once the allocation rate of
 // the last five seconds is low, hence the quiet times below. The same happens once after start-up
 // and once after the first requests. It runs once per burst, never while requests flow, and a
@@ -52,6 +53,11 @@ export interface IdleTrimDeps {
   gc: (() => void) | null;
   /** Work off this thread (the log worker's collection and cache release); errors are its own. */
   others: () => void;
+  /**
+   * Runs last, after the second collection has freed what the heap held outside itself (Buffers'
+   * memory): the C allocator's free pages given back to the system (mallocTrim.ts).
+   */
+  release?: () => void;
   idleMs?: number;
   minRequests?: number;
   /**
@@ -114,12 +120,14 @@ export class IdleTrim {
     this.trims++;
     this.deps.others();
     const gc = this.deps.gc;
-    if (!gc) return;
+    if (!gc) return this.deps.release?.();
     gc();
     this.cancelSecond?.();
     this.cancelSecond = this.deps.clock.setTimer(() => {
       this.cancelSecond = null;
-      if (!this.stopped) gc();
+      if (this.stopped) return;
+      gc();
+      this.deps.release?.();
     }, SECOND_COLLECTION_MS);
   }
 

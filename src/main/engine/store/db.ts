@@ -27,6 +27,11 @@ export function openStore(opts: OpenStoreOptions): Db {
   return db;
 }
 
+/** An empty in-memory connection, for work that needs SQLite but no store (memory/mallocTrim.ts). */
+export function openScratch(nativeBinding?: string): Db {
+  return new Database(':memory:', nativeBinding ? { nativeBinding } : {});
+}
+
 export function migrate(db: Db, migrations: Migration[], now: () => number): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
