@@ -18,6 +18,8 @@
 // Targets (issue 25): >= 0.9x bare hop at c=1, >= 0.8x at c=32; RSS peak <= 150 MiB, 60 s after
 // <= 110 MiB, idle <= 80 MiB. The figures also go to LEAN_JSON (default
 // /tmp/switchyard-lean-bench.json) and, as one JSON object, to stdout's last line.
+// After the memory figures, beyond the issue's table: the chat path with an agent-sized body
+// (LEAN_LARGE_KIB, 100 KiB of conversation; 0 leaves it out), through the same four, at c=1 and 32.
 // Quick run: LEAN_ROUNDS=1 LEAN_SECONDS=2 LEAN_AFTER_SECONDS=5 npx tsx bench/lean.ts
 import autocannon from 'autocannon';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +43,8 @@ const WARMUP_SECONDS = envNumber('LEAN_WARMUP_SECONDS', 1, 0);
 const SETTLE_SECONDS = envNumber('LEAN_SETTLE_SECONDS', 10, 0);
 const AFTER_SECONDS = envNumber('LEAN_AFTER_SECONDS', 60, 0);
 const JSON_FILE = process.env.LEAN_JSON || '/tmp/switchyard-lean-bench.json';
+/** The agent-sized body of the extra table, in KiB (0: no extra table). */
+const LARGE_KIB = Math.round(envNumber('LEAN_LARGE_KIB', 100, 0));
 const CONCURRENCY = [1, 32] as const;
 const SAMPLE_MS = 100;
 
@@ -171,6 +175,17 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+/** An agent-sized conversation of about `kib` KiB (accents, CJK and quotes included), for the extra table. */
+function conversation(kib: number): { role: string; content: string }[] {
+  const messages: { role: string; content: string }[] = [];
+  for (let i = 0, size = 0; size < kib * 1024; i++) {
+    const content = `Step ${i}: read "src/módulo-${i}.ts" and its tests — 日本語 — then report {"ok": true}.\n`.repeat(8);
+    messages.push({ role: i % 2 ? 'assistant' : 'user', content });
+    size += Buffer.byteLength(content);
+  }
+  return messages;
+}
+
 // ---- output ----
 
 const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
@@ -236,6 +251,25 @@ async function main() {
     await new Promise((r) => setTimeout(r, AFTER_SECONDS * 1000));
     const after = { switchyard: treeMemory(sy.pid), bare: treeMemory(bare.pid) };
 
+    // Beyond the issue's table, after the memory figures (which it must not move): the chat path with
+    // an agent-sized body, as coding agents send (tens to hundreds of KiB of conversation).
+    const large: Cell[] = [];
+    if (LARGE_KIB > 0) {
+      const big = (model: string) => JSON.stringify({ model, messages: conversation(LARGE_KIB) });
+      for (const concurrency of CONCURRENCY) {
+        const add = (key: string, url: string, body: string, headers: Record<string, string>) => large.push({ key: `${key} c=${concurrency}`, url, path: '/v1/chat/completions', body, headers, concurrency });
+        add('large direct', upstream.url, big('bench-delay-0'), { authorization: 'Bearer upstream' });
+        add('large bare', bare.url, big('bench-delay-0'), {});
+        add('large switchyard', sy.proxyUrl, big('bench/bench-delay-0'), syAuth);
+        add('large required', required.url, big('bench/bench-delay-0'), { authorization: 'Bearer bench-client-key' });
+      }
+      for (const c of large) await preflight(c);
+      process.stderr.write(`  the ${LARGE_KIB} KiB table: ${large.length} cells x ${ROUNDS} rounds of ${SECONDS} s\n`);
+      for (const c of large) shots.set(c.key, []);
+      if (WARMUP_SECONDS > 0) for (const c of large) await shoot(c, WARMUP_SECONDS);
+      for (let round = 0; round < ROUNDS; round++) for (const c of round % 2 ? [...large].reverse() : large) shots.get(c.key)!.push(await shoot(c, SECONDS));
+    }
+
     // ---- figures ----
     const rps = (key: string) => median(shots.get(key)!.map((s) => s.rps));
     const errors = (key: string) => shots.get(key)!.reduce((a, s) => a + s.errors, 0);
@@ -277,6 +311,25 @@ async function main() {
         };
       }),
     );
+    const largeBody = large.length
+      ? CONCURRENCY.map((c) => {
+          const k = (name: string) => `large ${name} c=${c}`;
+          const bareShots = shots.get(k('bare'))!;
+          return {
+            kib: LARGE_KIB,
+            bodyBytes: Buffer.byteLength(large.find((x) => x.key === k('switchyard'))!.body),
+            concurrency: c,
+            directRps: rps(k('direct')),
+            bareHopRps: rps(k('bare')),
+            switchyardRps: rps(k('switchyard')),
+            xBareHop: rps(k('switchyard')) / rps(k('bare')),
+            xBareHopPerRound: shots.get(k('switchyard'))!.map((s, i) => s.rps / bareShots[i]!.rps),
+            requiredWorkRps: rps(k('required')),
+            requiredWorkXBareHop: rps(k('required')) / rps(k('bare')),
+            errors: errors(k('direct')) + errors(k('bare')) + errors(k('switchyard')) + errors(k('required')),
+          };
+        })
+      : [];
     const peak = { switchyard: Math.max(sampled.switchyard!, peakReset ? hwm.switchyard : 0), bare: Math.max(sampled.bare!, peakReset ? hwm.bare : 0) };
     const memory = {
       switchyard: {
@@ -337,6 +390,27 @@ async function main() {
       tp,
       `Switchyard p50 / p99 latency (ms): ${throughput.map((t) => `${t.path} c=${t.concurrency} ${f(t.switchyardP50Ms, 1)} / ${f(t.switchyardP99Ms, 1)}`).join('; ')}`,
       ...(errs.length ? [`ERRORS (figures not valid): ${errs.map((t) => `${t.path} c=${t.concurrency} direct ${t.errors.direct}, bare hop ${t.errors.bareHop}, Switchyard ${t.errors.switchyard}, required work ${t.errors.requiredWork}`).join('; ')}`] : []),
+      ...(largeBody.length
+        ? [
+            '',
+            `Beyond the issue's table: OpenAI chat with a ${LARGE_KIB} KiB conversation (${int(largeBody[0]!.bodyBytes)} bytes, the model rewritten), run after the memory figures`,
+            table(
+              ['path', 'conc', 'direct req/s', 'bare hop req/s', 'Switchyard req/s', 'x bare hop', 'per round', 'required work req/s', 'its x bare hop'],
+              largeBody.map((t) => [
+                `OpenAI chat, ${LARGE_KIB} KiB`,
+                String(t.concurrency),
+                int(t.directRps),
+                int(t.bareHopRps),
+                int(t.switchyardRps),
+                f(t.xBareHop),
+                t.xBareHopPerRound.length > 1 ? `${f(Math.min(...t.xBareHopPerRound))}-${f(Math.max(...t.xBareHopPerRound))}` : '-',
+                int(t.requiredWorkRps),
+                f(t.requiredWorkXBareHop),
+              ]),
+            ),
+            ...(largeBody.some((t) => t.errors > 0) ? [`ERRORS in the ${LARGE_KIB} KiB table (figures not valid): ${largeBody.map((t) => `c=${t.concurrency} ${t.errors}`).join(', ')}`] : []),
+          ]
+        : []),
       '',
       `Memory: RSS of each process tree (Switchyard: ${s.processes} process(es) with their threads; the bare hop runs under tsx, whose loader thread is in its figure)`,
       mem,
@@ -358,6 +432,7 @@ async function main() {
       afterSeconds: AFTER_SECONDS,
       targets: TARGET,
       throughput,
+      largeBody,
       memory,
     };
     writeFileSync(JSON_FILE, `${JSON.stringify(json, null, 2)}\n`);

@@ -1,6 +1,7 @@
 // Inbound request bodies: bounded read, JSON validation, and a model rewrite that splices the raw
 // bytes instead of re-serialising the whole (often large) conversation.
 import type { IncomingMessage } from 'node:http';
+import type { UpstreamBody } from '../upstream/client';
 import { jsonTooDeep, PROXY_JSON_MAX_DEPTH } from '../../../shared/jsonBounds';
 import { ProxyError } from './errors';
 
@@ -74,12 +75,16 @@ export function parseJsonObject(buf: Buffer): Record<string, unknown> {
 
 const MODEL_KEY = Buffer.from('"model"');
 
+/** From this size a spliced body is sent as its parts (no copy): upstream/client.ts UpstreamBody. */
+export const SPLICE_IN_PARTS_MIN_BYTES = 16 * 1024;
+
 /**
  * Returns the body with the top-level "model" replaced. When the raw bytes hold exactly one
- * `"model"` key, its value is spliced in place (no re-serialisation); otherwise the parsed object
- * is serialised again.
+ * `"model"` key, its value is spliced in place (no re-serialisation): a body of
+ * SPLICE_IN_PARTS_MIN_BYTES or more as three parts (the bytes before the value, the new value, the
+ * bytes after), a smaller one as one buffer. Otherwise the parsed object is serialised again.
  */
-export function rewriteModel(buf: Buffer, parsed: Record<string, unknown>, model: string): Buffer {
+export function rewriteModel(buf: Buffer, parsed: Record<string, unknown>, model: string): UpstreamBody {
   const first = buf.indexOf(MODEL_KEY);
   if (first >= 0 && buf.indexOf(MODEL_KEY, first + MODEL_KEY.length) < 0) {
     let i = first + MODEL_KEY.length;
@@ -97,7 +102,8 @@ export function rewriteModel(buf: Buffer, parsed: Record<string, unknown>, model
           else j++;
         }
         if (j < buf.length && sameString(buf.subarray(start, j + 1), parsed.model)) {
-          return Buffer.concat([buf.subarray(0, start), Buffer.from(JSON.stringify(model)), buf.subarray(j + 1)]);
+          const parts = [buf.subarray(0, start), Buffer.from(JSON.stringify(model)), buf.subarray(j + 1)];
+          return buf.length >= SPLICE_IN_PARTS_MIN_BYTES ? parts : Buffer.concat(parts);
         }
       }
     }

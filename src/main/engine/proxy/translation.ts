@@ -15,7 +15,7 @@ import type { ResolvedSettings } from '../settings/resolve';
 import type { InbandError } from '../streams/errorStatus';
 import { jsonOutcome } from '../streams/jsonOutcome';
 import type { ApiShape } from '../streams/shape';
-import { toTransportError } from '../upstream/client';
+import { toTransportError, type UpstreamBody } from '../upstream/client';
 import type { UpstreamEndpoint } from '../upstream/headers';
 import type { AttemptOutcome, Dispatch, ReadyResponse, RelayableResponse } from './attempt';
 import { rewriteModel } from './body';
@@ -107,7 +107,7 @@ export function refusalFor(call: InboundCall, target: Target): Refusal | null {
 }
 
 /** The upstream body and endpoint of an attempt: the inbound bytes (model rewritten if needed), or the translation. */
-export function upstreamRequestOf(call: InboundCall, target: Target): { body: Buffer; endpoint: UpstreamEndpoint; translated: boolean } {
+export function upstreamRequestOf(call: InboundCall, target: Target): { body: UpstreamBody; endpoint: UpstreamEndpoint; translated: boolean } {
   const codec = codecOf(call, target);
   if (codec) {
     const p = prepare(call, target, codec);

@@ -8,6 +8,22 @@ import { createProxyDispatcher, OutboundProxyTimeout } from './outboundProxy';
 
 export { readBodyText, type BodySource, type UpstreamResponse } from './body';
 
+/**
+ * A request body: one buffer, or consecutive parts of one. A large body whose model is rewritten is
+ * sent as its parts around the new value (proxy/body.ts rewriteModel), not copied: a copy of each
+ * large body is memory outside V8's heap that V8 counts toward its next full collection, and at
+ * agents' body sizes (tens to hundreds of KiB) those copies alone started one every few dozen
+ * requests (docs/decisions/lean-25-large-bodies.md).
+ */
+export type UpstreamBody = Buffer | readonly Buffer[];
+
+/** The byte length of a body in parts. */
+export const partsLength = (parts: readonly Buffer[]): number => {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  return n;
+};
+
 export interface UpstreamRequest {
   /** e.g. "https://api.anthropic.com" */
   origin: string;
@@ -15,7 +31,7 @@ export interface UpstreamRequest {
   path: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
-  body?: Buffer;
+  body?: UpstreamBody;
   signal: AbortSignal;
   connectTimeoutMs: number;
   headersTimeoutMs: number;
@@ -126,14 +142,19 @@ export class UpstreamClient {
       } catch (err) {
         return reject(toTransportError(err, req.signal)); // an outbound proxy URL it refuses
       }
+      const { body } = req;
+      // A body in parts is written part by part (undici takes any iterable of buffers); its length
+      // goes in the header, so it is never sent chunked.
+      const parts = body !== undefined && !Buffer.isBuffer(body) ? (body as readonly Buffer[]) : null;
       // undici reports its own errors, a refused request included, through the handler.
       agent.dispatch(
         {
           origin: req.origin,
           path: req.path,
           method: req.method,
-          headers: req.headers,
-          body: req.body,
+          headers: parts ? { ...req.headers, 'content-length': String(partsLength(parts)) } : req.headers,
+          // undici's types list no iterable, but its writer takes one (tests/integration/proxy/largeBodies.test.ts).
+          body: parts ? (parts as unknown as Buffer) : (body as Buffer | undefined),
           headersTimeout: req.headersTimeoutMs,
           bodyTimeout: req.idleTimeoutMs,
         },

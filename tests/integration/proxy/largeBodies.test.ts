@@ -1,0 +1,156 @@
+// An agent's request body is large (tens to hundreds of KiB of conversation). When its model is
+// rewritten for the target, a body of 16 KiB or more leaves in three parts around the new value,
+// not as a copy (proxy/body.ts, upstream/client.ts): the upstream must still get every other byte
+// unchanged, multi-byte characters included, with a content-length and never chunked, and a
+// failover to a target with another model must get its own rewrite of the original bytes.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SPLICE_IN_PARTS_MIN_BYTES } from '../../../src/main/engine/proxy/body';
+import { startTestEngine, type TestEngine } from '../../support/harness';
+
+interface Seen {
+  key: string;
+  contentLength: string | undefined;
+  transferEncoding: string | undefined;
+  body: Buffer;
+}
+
+const completion = JSON.stringify({
+  id: 'c1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'served' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+});
+
+/** A conversation of about `kib` KiB, with accents, CJK and emoji, and quotes to escape. */
+function conversation(kib: number): { role: 'user' | 'assistant'; content: string }[] {
+  const messages: { role: 'user' | 'assistant'; content: string }[] = [];
+  for (let i = 0, size = 0; size < kib * 1024; i++) {
+    const content = `Step ${i}: read "src/módulo-${i}.ts" — 日本語のコメント 🚀, then {"ok": true}\n`.repeat(4);
+    messages.push({ role: i % 2 ? 'assistant' : 'user', content });
+    size += Buffer.byteLength(content);
+  }
+  return messages;
+}
+
+/** What the upstream should get: the client's own bytes with only the model's value replaced. */
+const expected = (raw: string, from: string, to: string) => Buffer.from(raw.replace(`"model":"${from}"`, `"model":"${to}"`));
+
+describe('large request bodies with a rewritten model', () => {
+  let upstream: Server;
+  const seen: Seen[] = [];
+  const failKeys = new Set<string>();
+  let t: TestEngine;
+  let port = 0;
+
+  beforeAll(async () => {
+    upstream = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+        seen.push({ key, contentLength: req.headers['content-length'], transferEncoding: req.headers['transfer-encoding'], body: Buffer.concat(chunks) });
+        if (failKeys.has(key)) {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end('{"error":{"message":"boom","type":"server_error"}}');
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
+        res.end(completion);
+      });
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    port = (upstream.address() as AddressInfo).port;
+    t = await startTestEngine();
+    const baseUrl = `http://127.0.0.1:${port}/v1`;
+    await t.addConnection({ name: 'Alpha', kind: 'openai-compatible', provider: 'alpha', baseUrl, secret: 'sk-alpha-upstream-aaaa', models: ['model-x'] });
+    await t.addConnection({ name: 'Beta', kind: 'openai-compatible', provider: 'beta', baseUrl, secret: 'sk-beta-upstream-bbbb', models: ['model-y'] });
+    await t.api.createCombo({ name: 'pool', strategy: 'priority', targets: [{ provider: 'alpha', model: 'model-x' }, { provider: 'beta', model: 'model-y' }] });
+  });
+  afterAll(async () => {
+    await t.stop();
+    await new Promise((r) => upstream.close(r));
+  });
+
+  async function send(model: string, kib: number): Promise<{ status: number; raw: string }> {
+    const raw = JSON.stringify({ model, messages: conversation(kib) });
+    const res = await fetch(`${t.proxyUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${t.clientKey}` },
+      body: raw,
+    });
+    await res.arrayBuffer();
+    return { status: res.status, raw };
+  }
+
+  it('a 200 KiB body reaches the upstream byte for byte but the model, with its length and not chunked', async () => {
+    seen.length = 0;
+    const { status, raw } = await send('alpha/model-x', 200);
+    expect(Buffer.byteLength(raw)).toBeGreaterThan(200 * 1024);
+    expect(status).toBe(200);
+    expect(seen).toHaveLength(1);
+    const want = expected(raw, 'alpha/model-x', 'model-x');
+    expect(seen[0]!.body.equals(want)).toBe(true);
+    expect(seen[0]!.contentLength).toBe(String(want.length));
+    expect(seen[0]!.transferEncoding).toBeUndefined();
+  });
+
+  it('a failover to a target with another model gets its own rewrite of the original bytes', async () => {
+    seen.length = 0;
+    failKeys.add('sk-alpha-upstream-aaaa');
+    try {
+      const { status, raw } = await send('pool', 64);
+      expect(status).toBe(200);
+      // The failing target may be tried again before the failover (a same-target retry): each
+      // attempt sends the parts anew.
+      const alpha = seen.filter((s) => s.key === 'sk-alpha-upstream-aaaa');
+      expect(alpha.length).toBeGreaterThanOrEqual(1);
+      expect(seen.at(-1)!.key).toBe('sk-beta-upstream-bbbb');
+      for (const s of alpha) expect(s.body.equals(expected(raw, 'pool', 'model-x'))).toBe(true);
+      expect(seen.at(-1)!.body.equals(expected(raw, 'pool', 'model-y'))).toBe(true);
+      for (const s of seen) expect(s.contentLength).toBe(String(s.body.length));
+    } finally {
+      failKeys.clear();
+    }
+  });
+
+  it('a body below the threshold is rewritten as one buffer, with the same result', async () => {
+    seen.length = 0;
+    const { status, raw } = await send('alpha/model-x', 2);
+    expect(Buffer.byteLength(raw)).toBeLessThan(SPLICE_IN_PARTS_MIN_BYTES);
+    expect(status).toBe(200);
+    expect(seen[0]!.body.equals(expected(raw, 'alpha/model-x', 'model-x'))).toBe(true);
+    expect(seen[0]!.contentLength).toBe(String(seen[0]!.body.length));
+  });
+
+  it('a large translated body (an Anthropic client on a Chat upstream) arrives whole, with its length and not chunked', async () => {
+    seen.length = 0;
+    const messages = conversation(200);
+    const res = await fetch(`${t.proxyUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.clientKey, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'alpha/model-x', max_tokens: 64, messages }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { content: { text: string }[] }).content[0]!.text).toBe('served');
+    expect(seen).toHaveLength(1);
+    const sent = seen[0]!;
+    expect(sent.contentLength).toBe(String(sent.body.length));
+    expect(sent.transferEncoding).toBeUndefined();
+    const chat = JSON.parse(sent.body.toString('utf8')) as { model: string; messages: { role: string; content: unknown }[] };
+    expect(chat.model).toBe('model-x');
+    // Every turn's text arrives intact, multi-byte characters included.
+    const text = (c: unknown) => (typeof c === 'string' ? c : (c as { text: string }[]).map((p) => p.text).join(''));
+    expect(chat.messages.map((m) => text(m.content))).toEqual(messages.map((m) => m.content));
+  });
+
+  it('the OpenAI SDK gets its answer for a large conversation', async () => {
+    const openai = new OpenAI({ baseURL: `${t.proxyUrl}/v1`, apiKey: t.clientKey, maxRetries: 0 });
+    const c = await openai.chat.completions.create({ model: 'alpha/model-x', messages: conversation(100) });
+    expect(c.choices[0]!.message.content).toBe('served');
+  });
+});
