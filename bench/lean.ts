@@ -273,6 +273,8 @@ async function main() {
     // ---- figures ----
     const rps = (key: string) => median(shots.get(key)!.map((s) => s.rps));
     const errors = (key: string) => shots.get(key)!.reduce((a, s) => a + s.errors, 0);
+    /** Each round's ratio (the two ran in the same round): their spread shows the run's noise. */
+    const perRound = (key: string, bareKey: string) => shots.get(key)!.map((s, i) => s.rps / shots.get(bareKey)!.at(i)!.rps);
     const rows = [
       { path: 'OpenAI chat', proto: 'chat', sy: 'chat switchyard', required: 'chat required' },
       { path: 'Anthropic messages, native', proto: 'messages', sy: 'messages switchyard', required: 'messages required' },
@@ -282,10 +284,7 @@ async function main() {
     const throughput = CONCURRENCY.flatMap((c) =>
       rows.map((r) => {
         const k = (name: string) => `${name} c=${c}`;
-        const bareShots = shots.get(k(`${r.proto} bare`))!;
         const syShots = shots.get(k(r.sy))!;
-        // Each round's ratio (the two ran in the same round): their spread shows the run's noise.
-        const perRound = syShots.map((s, i) => s.rps / bareShots[i]!.rps);
         const ratio = rps(k(r.sy)) / rps(k(`${r.proto} bare`));
         const requiredRps = r.required ? rps(k(r.required)) : null;
         return {
@@ -295,7 +294,7 @@ async function main() {
           bareHopRps: rps(k(`${r.proto} bare`)),
           switchyardRps: rps(k(r.sy)),
           xBareHop: ratio,
-          xBareHopPerRound: perRound,
+          xBareHopPerRound: perRound(k(r.sy), k(`${r.proto} bare`)),
           target: TARGET.ratio[c]!,
           meetsTarget: ratio >= TARGET.ratio[c]!,
           requiredWorkRps: requiredRps,
@@ -314,7 +313,6 @@ async function main() {
     const largeBody = large.length
       ? CONCURRENCY.map((c) => {
           const k = (name: string) => `large ${name} c=${c}`;
-          const bareShots = shots.get(k('bare'))!;
           return {
             kib: LARGE_KIB,
             bodyBytes: Buffer.byteLength(large.find((x) => x.key === k('switchyard'))!.body),
@@ -323,7 +321,7 @@ async function main() {
             bareHopRps: rps(k('bare')),
             switchyardRps: rps(k('switchyard')),
             xBareHop: rps(k('switchyard')) / rps(k('bare')),
-            xBareHopPerRound: shots.get(k('switchyard'))!.map((s, i) => s.rps / bareShots[i]!.rps),
+            xBareHopPerRound: perRound(k('switchyard'), k('bare')),
             requiredWorkRps: rps(k('required')),
             requiredWorkXBareHop: rps(k('required')) / rps(k('bare')),
             errors: errors(k('direct')) + errors(k('bare')) + errors(k('switchyard')) + errors(k('required')),
@@ -354,6 +352,7 @@ async function main() {
 
     // ---- print ----
     const verdict = (ok: boolean) => (ok ? 'meets' : 'misses');
+    const spread = (xs: number[]) => (xs.length > 1 ? `${f(Math.min(...xs))}-${f(Math.max(...xs))}` : '-');
     const tp = table(
       ['path', 'conc', 'direct req/s', 'bare hop req/s', 'Switchyard req/s', 'x bare hop', 'per round', 'target', '', 'required work req/s', 'its x bare hop'],
       throughput.map((t) => [
@@ -363,7 +362,7 @@ async function main() {
         int(t.bareHopRps),
         int(t.switchyardRps),
         f(t.xBareHop),
-        t.xBareHopPerRound.length > 1 ? `${f(Math.min(...t.xBareHopPerRound))}-${f(Math.max(...t.xBareHopPerRound))}` : '-',
+        spread(t.xBareHopPerRound),
         `>= ${f(t.target, 1)}`,
         verdict(t.meetsTarget),
         t.requiredWorkRps === null ? '-' : int(t.requiredWorkRps),
@@ -403,7 +402,7 @@ async function main() {
                 int(t.bareHopRps),
                 int(t.switchyardRps),
                 f(t.xBareHop),
-                t.xBareHopPerRound.length > 1 ? `${f(Math.min(...t.xBareHopPerRound))}-${f(Math.max(...t.xBareHopPerRound))}` : '-',
+                spread(t.xBareHopPerRound),
                 int(t.requiredWorkRps),
                 f(t.requiredWorkXBareHop),
               ]),

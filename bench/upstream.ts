@@ -74,14 +74,15 @@ const server = createServer((req, res) => {
     // The model from the body's head (the benches' bodies name it first): parsing a large
     // conversation whole here would make this fake the bottleneck of the large-body table.
     const head = parts[0]?.subarray(0, 4096).toString('latin1') ?? '';
-    let model = /^\{\s*"model"\s*:\s*"([^"\\]*)"/.exec(head)?.[1] ?? 'bench-delay-0';
-    if (!head.startsWith('{"model"')) {
+    let model = /^\{\s*"model"\s*:\s*"([^"\\]*)"/.exec(head)?.[1];
+    if (model === undefined) {
       try {
-        model = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: string }).model ?? model;
+        model = (JSON.parse(Buffer.concat(parts).toString('utf8')) as { model?: string }).model;
       } catch {
         // keep the default
       }
     }
+    model ??= 'bench-delay-0';
     const ttfo = /^bench-ttfo-(\d+)$/.exec(model);
     if (ttfo) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
