@@ -24,7 +24,7 @@
 import autocannon from 'autocannon';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { startMinimalProxy, startRequiredWork, startSwitchyard, startUpstream } from './lib';
+import { conversation, startMinimalProxy, startRequiredWork, startSwitchyard, startUpstream } from './lib';
 
 function envNumber(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -174,17 +174,6 @@ const median = (xs: number[]) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
-
-/** An agent-sized conversation of about `kib` KiB (accents, CJK and quotes included), for the extra table. */
-function conversation(kib: number): { role: string; content: string }[] {
-  const messages: { role: string; content: string }[] = [];
-  for (let i = 0, size = 0; size < kib * 1024; i++) {
-    const content = `Step ${i}: read "src/módulo-${i}.ts" and its tests — 日本語 — then report {"ok": true}.\n`.repeat(8);
-    messages.push({ role: i % 2 ? 'assistant' : 'user', content });
-    size += Buffer.byteLength(content);
-  }
-  return messages;
-}
 
 // ---- output ----
 

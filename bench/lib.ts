@@ -74,6 +74,8 @@ export async function startSwitchyard(env: Record<string, string> = {}, nodeArgs
     api,
     /** The Switchyard process (for its CPU time). */
     pid: child.pid!,
+    /** Its standard output (what V8's tracing flags print, for bench/gc.ts). */
+    stdout: child.stdout!,
     stop: () => {
       child.kill('SIGTERM');
       setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 500).unref();
@@ -283,4 +285,15 @@ export async function compareFirstOutput(
     out[name] = { firstP50: percentile(a.first, 50), outputP50: percentile(a.output, 50), outputP99: percentile(a.output, 99) };
   }
   return out;
+}
+
+/** An agent-sized conversation of about `kib` KiB (accents, CJK and quotes included): bench/lean.ts, bench/gc.ts. */
+export function conversation(kib: number): { role: string; content: string }[] {
+  const messages: { role: string; content: string }[] = [];
+  for (let i = 0, size = 0; size < kib * 1024; i++) {
+    const content = `Step ${i}: read "src/módulo-${i}.ts" and its tests — 日本語 — then report {"ok": true}.\n`.repeat(8);
+    messages.push({ role: i % 2 ? 'assistant' : 'user', content });
+    size += Buffer.byteLength(content);
+  }
+  return messages;
 }

@@ -1,0 +1,164 @@
+// `npm run bench:gc` (issue 25): what V8's garbage collector costs Switchyard per request, for the
+// issue's chat path (a one-line body) and an agent-sized one (GC_LARGE_KIB, 100 KiB of
+// conversation), at c=1 and c=32, non-stream, against the 0 ms fake upstream (bench/upstream.ts).
+// Each cell gets a fresh Switchyard started as users run it (scripts/runtimeTuning.mjs) plus
+// `--trace-gc-nvp`, which prints one line per collection with its pause and the bytes allocated
+// since the last; GC_WARMUP_SECONDS of load, then GC_SECONDS measured. Per request: bytes allocated,
+// young-generation collections (scavenges) and full ones (mark-compact), and the time the thread
+// was paused for them. Work V8 does on its helper threads (concurrent marking and sweeping, the
+// parallel part of a scavenge) is not in the pause; the process's CPU per request is beside it.
+// The two isolates are told apart by how much they allocate: the engine's thread allocates several
+// times what the log worker does.
+// Quick run: GC_SECONDS=2 GC_WARMUP_SECONDS=1 npx tsx bench/gc.ts
+import autocannon from 'autocannon';
+import { conversation, cpuTimeMs, startSwitchyard, startUpstream } from './lib';
+
+function envNumber(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) {
+    process.stderr.write(`${name} must be a number of at least ${min} (got "${raw}")\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const SECONDS = envNumber('GC_SECONDS', 8, 1);
+const WARMUP_SECONDS = envNumber('GC_WARMUP_SECONDS', 2, 0);
+const LARGE_KIB = Math.round(envNumber('GC_LARGE_KIB', 100, 1));
+
+interface IsolateGc {
+  allocated: number;
+  scavenges: number;
+  scavengeMs: number;
+  fulls: number;
+  fullMs: number;
+}
+
+/** Sums `--trace-gc-nvp` lines per isolate (`[pid:0xaddress] ... pause=1.2 ... gc=s ... allocated=123`). */
+function sumGcLines(lines: readonly string[]): Map<string, IsolateGc> {
+  const out = new Map<string, IsolateGc>();
+  for (const line of lines) {
+    const isolate = /^\[\d+:(0x[0-9a-f]+)\]/.exec(line)?.[1];
+    const kind = / gc=(\w+)/.exec(line)?.[1];
+    const pause = Number(/ pause=([\d.]+)/.exec(line)?.[1]);
+    if (!isolate || !kind || !Number.isFinite(pause)) continue;
+    let s = out.get(isolate);
+    if (!s) out.set(isolate, (s = { allocated: 0, scavenges: 0, scavengeMs: 0, fulls: 0, fullMs: 0 }));
+    s.allocated += Number(/ allocated=(\d+)/.exec(line)?.[1] ?? 0);
+    if (kind === 's') {
+      s.scavenges++;
+      s.scavengeMs += pause;
+    } else if (kind === 'mc' || kind === 'mmc') {
+      s.fulls++;
+      s.fullMs += pause;
+    }
+  }
+  return out;
+}
+
+interface Row {
+  path: string;
+  concurrency: number;
+  rps: number;
+  cpuUsPerReq: number;
+  engine: IsolateGc | null;
+  worker: IsolateGc | null;
+  requests: number;
+  errors: number;
+}
+
+async function cell(upstreamUrl: string, label: string, body: string, concurrency: number): Promise<Row> {
+  const sy = await startSwitchyard({}, ['--trace-gc-nvp']);
+  try {
+    await sy.api('POST', '/api/providers', { name: 'bench', kind: 'openai-compatible', provider: 'bench', baseUrl: `${upstreamUrl}/v1` });
+    const opts = {
+      url: `${sy.proxyUrl}/v1/chat/completions`,
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${sy.clientKey}` },
+      body,
+      connections: concurrency,
+      pipelining: 1,
+    };
+    if (WARMUP_SECONDS > 0) await autocannon({ ...opts, duration: WARMUP_SECONDS });
+    let text = '';
+    const onData = (d: Buffer) => (text += d.toString('utf8'));
+    sy.stdout.on('data', onData);
+    const cpu0 = cpuTimeMs(sy.pid);
+    const r = await autocannon({ ...opts, duration: SECONDS });
+    const cpu1 = cpuTimeMs(sy.pid);
+    sy.stdout.off('data', onData);
+    const isolates = [...sumGcLines(text.split('\n')).values()].sort((a, b) => b.allocated - a.allocated);
+    const n = r.requests.total;
+    return {
+      path: label,
+      concurrency,
+      rps: n / r.duration,
+      cpuUsPerReq: n ? ((cpu1 - cpu0) * 1000) / n : NaN,
+      engine: isolates[0] ?? null,
+      worker: isolates[1] ?? null,
+      requests: n,
+      errors: r.errors + r.timeouts + r.non2xx,
+    };
+  } finally {
+    sy.stop();
+  }
+}
+
+const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+
+function table(head: string[], rows: string[][]): string {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join(' | ')} |`;
+  return [line(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+async function main() {
+  const up = await startUpstream();
+  const small = JSON.stringify({ model: 'bench/bench-delay-0', messages: [{ role: 'user', content: 'hello' }] });
+  const large = JSON.stringify({ model: 'bench/bench-delay-0', messages: conversation(LARGE_KIB) });
+  const rows: Row[] = [];
+  try {
+    for (const [label, body] of [
+      ['OpenAI chat', small],
+      [`OpenAI chat, ${LARGE_KIB} KiB`, large],
+    ] as const) {
+      for (const c of [1, 32]) {
+        process.stderr.write(`  ${label}, c=${c}\n`);
+        rows.push(await cell(up.url, label, body, c));
+      }
+    }
+  } finally {
+    up.stop();
+  }
+  const per = (x: number, r: Row) => (r.requests ? x / r.requests : NaN);
+  console.log(`\nGC per request (issue 25): non-stream, upstream 0 ms, ${SECONDS} s per cell after ${WARMUP_SECONDS} s of warm-up, a fresh Switchyard per cell`);
+  console.log('pauses are the thread\'s own; V8\'s helper threads (concurrent marking, parallel scavenging) are in the process CPU only');
+  console.log(
+    table(
+      ['path', 'conc', 'req/s', 'process CPU µs/req', 'allocated KB/req', 'scavenges per 1k req', 'scavenge pause µs/req', 'full GCs per 1k req', 'full GC pause µs/req', 'log worker: KB/req, pause µs/req'],
+      rows.map((r) => {
+        const e = r.engine;
+        const w = r.worker;
+        return [
+          r.path,
+          String(r.concurrency),
+          f(r.rps, 0),
+          f(r.cpuUsPerReq),
+          e ? f(per(e.allocated, r) / 1024) : '-',
+          e ? f(per(e.scavenges * 1000, r)) : '-',
+          e ? f(per(e.scavengeMs * 1000, r)) : '-',
+          e ? f(per(e.fulls * 1000, r)) : '-',
+          e ? f(per(e.fullMs * 1000, r)) : '-',
+          w ? `${f(per(w.allocated, r) / 1024)}, ${f(per((w.scavengeMs + w.fullMs) * 1000, r))}` : 'not started',
+        ];
+      }),
+    ),
+  );
+  const bad = rows.filter((r) => r.errors > 0);
+  if (bad.length) console.log(`ERRORS (figures not valid): ${bad.map((r) => `${r.path} c=${r.concurrency}: ${r.errors}`).join('; ')}`);
+  process.exit(0);
+}
+
+await main();
