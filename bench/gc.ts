@@ -11,18 +11,7 @@
 // times what the log worker does.
 // Quick run: GC_SECONDS=2 GC_WARMUP_SECONDS=1 npx tsx bench/gc.ts
 import autocannon from 'autocannon';
-import { conversation, cpuTimeMs, startSwitchyard, startUpstream } from './lib';
-
-function envNumber(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) {
-    process.stderr.write(`${name} must be a number of at least ${min} (got "${raw}")\n`);
-    process.exit(2);
-  }
-  return n;
-}
+import { conversation, cpuTimeMs, envNumber, startSwitchyard, startUpstream, table } from './lib';
 
 const SECONDS = envNumber('GC_SECONDS', 8, 1);
 const WARMUP_SECONDS = envNumber('GC_WARMUP_SECONDS', 2, 0);
@@ -108,11 +97,6 @@ async function cell(upstreamUrl: string, label: string, body: string, concurrenc
 
 const f = (n: number, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
-function table(head: string[], rows: string[][]): string {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join(' | ')} |`;
-  return [line(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(line)].join('\n');
-}
 
 async function main() {
   const up = await startUpstream();

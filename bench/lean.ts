@@ -24,18 +24,7 @@
 import autocannon from 'autocannon';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { conversation, startMinimalProxy, startRequiredWork, startSwitchyard, startUpstream } from './lib';
-
-function envNumber(name: string, fallback: number, min: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min) {
-    process.stderr.write(`${name} must be a number of at least ${min} (got "${raw}")\n`);
-    process.exit(2);
-  }
-  return n;
-}
+import { conversation, envNumber, startMinimalProxy, startRequiredWork, startSwitchyard, startUpstream, table } from './lib';
 
 const ROUNDS = Math.round(envNumber('LEAN_ROUNDS', 3, 1));
 const SECONDS = envNumber('LEAN_SECONDS', 8, 1);
@@ -180,11 +169,6 @@ const median = (xs: number[]) => {
 const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-');
 
-function table(head: string[], rows: string[][]): string {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join(' | ')} |`;
-  return [line(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(line)].join('\n');
-}
 
 async function main() {
   if (!existsSync('out/main/serve.js')) {

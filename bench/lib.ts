@@ -297,3 +297,22 @@ export function conversation(kib: number): { role: string; content: string }[] {
   }
   return messages;
 }
+
+/** A numeric setting from the environment (the benches' knobs): the fallback when unset; exits with a message when not a number of at least `min`. */
+export function envNumber(name: string, fallback: number, min: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) {
+    process.stderr.write(`${name} must be a number of at least ${min} (got "${raw}")\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+/** A Markdown table, the first two columns left-aligned and the rest right-aligned (figures). */
+export function table(head: string[], rows: string[][]): string {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(w[i]!) : c.padStart(w[i]!))).join(' | ')} |`;
+  return [line(head), `|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
