@@ -362,3 +362,82 @@ describe('the rows the log worker builds, and entries amended after they were lo
     }).toThrow(TypeError);
   });
 });
+
+describe('the log worker commits the writes of a burst together (logs/groupCommit.ts)', () => {
+  let dir: string;
+  let path: string;
+  let clock: FakeClock;
+  let db: Db;
+  const errors: unknown[] = [];
+  const open: { close(): unknown }[] = [];
+  const logger = createLogger({ sinks: [new MemorySink()], redactor: new SecretRedactor(), now: () => 0 });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-logg-'));
+    path = join(dir, 'switchyard.db');
+    clock = new FakeClock();
+    db = openStore({ path, now: () => clock.now() });
+    errors.length = 0;
+  });
+  afterEach(async () => {
+    for (const o of open.reverse()) await o.close();
+    open.length = 0;
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function start(groupWindowMs: number) {
+    const writer = (await WorkerLogWriter.start({ db, dbPath: path, clock, groupWindowMs, onError: (e) => errors.push(e) })) as WorkerLogWriter;
+    const log = new RequestLog(new LogsRepo(db), writer, clock, new EventBus(), logger, () => ({ retentionDays: 7, maxRows: 100_000 }));
+    open.push(log);
+    const burst = (from: number, n: number) => {
+      for (let i = from; i < from + n; i++) log.append(entry(i, clock.now() + i));
+      log.flush();
+    };
+    return { writer, log, burst };
+  }
+  const count = () => (db.prepare('SELECT COUNT(*) AS n FROM proxy_logs').get() as { n: number }).n;
+
+  it('commits what it holds once its window closes, with no read asking', async () => {
+    const { writer, burst } = await start(20);
+    burst(0, INLINE_MAX_OPS);
+    burst(INLINE_MAX_OPS, 10);
+    expect(writer.running).toBe(true);
+    // whenCommitted asks nothing of the worker: the window's end commits.
+    await writer.whenCommitted();
+    expect(count()).toBe(INLINE_MAX_OPS + 10);
+    expect(errors).toEqual([]);
+  });
+
+  it('commits at once what a read of the store waits for, however long its window', async () => {
+    const { writer, log, burst } = await start(3_600_000);
+    burst(0, INLINE_MAX_OPS);
+    burst(INLINE_MAX_OPS, 3);
+    expect(writer.running).toBe(true);
+    const page = await log.page({ limit: 2 });
+    expect(page.entries.map((e) => e.id)).toEqual([`req_${INLINE_MAX_OPS + 2}`, `req_${INLINE_MAX_OPS + 1}`]);
+    expect(count()).toBe(INLINE_MAX_OPS + 3);
+    // The usage roll-ups are in the same transaction.
+    const requests = (db.prepare("SELECT SUM(requests) AS n FROM usage_minute WHERE dim = ''").get() as { n: number }).n;
+    expect(requests).toBe(INLINE_MAX_OPS + 3);
+  });
+
+  it('commits what it holds before it closes', async () => {
+    const { writer, log, burst } = await start(3_600_000);
+    burst(0, INLINE_MAX_OPS);
+    expect(writer.running).toBe(true);
+    await log.close();
+    expect(writer.running).toBe(false);
+    expect(count()).toBe(INLINE_MAX_OPS);
+  });
+
+  it('loses only the write that failed when a group cannot be committed, and reports it', async () => {
+    const { writer, log, burst } = await start(3_600_000);
+    burst(0, INLINE_MAX_OPS);
+    // A write the store refuses (no such statement), held in the same group as the batches around it.
+    writer.write([[9_999]]);
+    burst(INLINE_MAX_OPS, 5);
+    expect((await log.page({ limit: 5000 })).entries).toHaveLength(INLINE_MAX_OPS + 5);
+    expect(errors).toHaveLength(1);
+  });
+});
