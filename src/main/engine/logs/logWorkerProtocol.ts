@@ -13,11 +13,8 @@ export interface LogWorkerData {
   nativeBinding?: string;
   /** Source runs only (tests): the TypeScript entry the bootstrap loads (sourceWorker.mjs). */
   entry?: string;
-  /** How long writes are held to be committed together (default GROUP_WINDOW_MS). */
-  groupWindowMs?: number;
 }
 
-/** `sync`: commit every write held now (a read of the store waits for them); `close` does too, first. */
-export type WorkerRequest = { type: 'write'; seq: number; body: WriteBody } | { type: 'sync' } | { type: 'close' };
+export type WorkerRequest = { type: 'write'; seq: number; body: WriteBody } | { type: 'close' };
 
 export type WorkerReply = { type: 'ready' } | { type: 'ack'; seq: number } | { type: 'error'; message: string } | { type: 'closed' };

@@ -7,9 +7,7 @@
 // (or when the idle trim asks, memory/idleTrim.ts), to start again with the next large batch.
 // Writes keep their order: while a worker runs or starts, every write goes to it. If the worker
 // cannot start, writes run inline. The worker (logWorker.ts) gets the request-log entries as JSON
-// and builds their rows and roll-ups itself, so this thread only hands over their JSON lines; it
-// groups the writes of up to 200 ms into one transaction (groupCommit.ts), and commits at once
-// when a read asks (`drain`).
+// and builds their rows and roll-ups itself, so this thread only hands over their JSON lines.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -29,10 +27,8 @@ export interface LogWriter {
    * The entries must not change once handed over.
    */
   insert(entries: RequestLogEntry[], lines: () => string[]): void;
-  /** Resolves once every write handed over so far is committed, which it asks for now (a read of the store waits). */
+  /** Resolves once every write handed over so far is committed. */
   drain(): Promise<void>;
-  /** Resolves once every write handed over so far is committed, in the writer's own time (the worker groups writes). */
-  whenCommitted(): Promise<void>;
   /** Gives memory back after a burst (memory/idleTrim.ts): SQLite's page cache, the worker itself. */
   trim(): Promise<void>;
   close(): Promise<void>;
@@ -73,8 +69,6 @@ export class InlineLogWriter implements LogWriter {
 
   async drain(): Promise<void> {}
 
-  async whenCommitted(): Promise<void> {}
-
   async trim(): Promise<void> {
     try {
       this.db.pragma('shrink_memory');
@@ -105,8 +99,6 @@ export interface WorkerLogWriterOptions {
   clock?: Clock;
   inlineMaxOps?: number;
   retireMs?: number;
-  /** How long the worker holds writes to commit them together (groupCommit.ts GROUP_WINDOW_MS). */
-  groupWindowMs?: number;
 }
 
 type Phase = 'none' | 'starting' | 'running' | 'retiring';
@@ -143,9 +135,6 @@ export class WorkerLogWriter implements LogWriter {
   private seq = 0;
   private acked = 0;
   private waiters: { seq: number; resolve: () => void }[] = [];
-  /** The last write a commit was asked for (`drain`), and the last one a `sync` was posted for. */
-  private syncWanted = 0;
-  private syncPosted = 0;
   /** The worker could not start (or died): everything runs inline from then on. */
   private dead = false;
   private closed = false;
@@ -208,26 +197,9 @@ export class WorkerLogWriter implements LogWriter {
   }
 
   drain(): Promise<void> {
-    const done = this.whenCommitted();
-    if (this.acked < this.seq) {
-      this.syncWanted = this.seq;
-      if (this.phase === 'running') this.postSync();
-    }
-    return done;
-  }
-
-  whenCommitted(): Promise<void> {
     if (this.acked >= this.seq) return Promise.resolve();
     const seq = this.seq;
     return new Promise((resolve) => this.waiters.push({ seq, resolve }));
-  }
-
-  /** Asks the running worker to commit what it holds (once per write asked for). */
-  private postSync(): void {
-    if (this.syncPosted >= this.syncWanted || this.acked >= this.syncWanted) return;
-    this.syncPosted = this.syncWanted;
-    const m: WorkerRequest = { type: 'sync' };
-    this.worker!.postMessage(m);
   }
 
   /** After a burst: the worker (and its isolate, heap and SQLite cache) goes; the main connection's cache is released by the caller. */
@@ -283,13 +255,7 @@ export class WorkerLogWriter implements LogWriter {
     try {
       const sqlitePath = createRequire(import.meta.url).resolve('better-sqlite3');
       const script = workerScript();
-      const workerData: LogWorkerData = {
-        sqlitePath,
-        dbPath: this.opts.dbPath,
-        nativeBinding: this.opts.nativeBinding,
-        entry: script.entry,
-        groupWindowMs: this.opts.groupWindowMs,
-      };
+      const workerData: LogWorkerData = { sqlitePath, dbPath: this.opts.dbPath, nativeBinding: this.opts.nativeBinding, entry: script.entry };
       worker = new Worker(script.url, { resourceLimits: workerHeap(), workerData });
     } catch (err) {
       this.fail(err);
@@ -312,7 +278,6 @@ export class WorkerLogWriter implements LogWriter {
     const q = this.queued;
     this.queued = [];
     for (const w of q) this.post(w);
-    this.postSync();
   }
 
   private ack(seq: number): void {

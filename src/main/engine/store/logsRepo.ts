@@ -314,32 +314,20 @@ function entryOps(e: RequestLogEntry, ops: LogWriteOp[]): void {
 }
 
 /**
- * A part of a log write: request-log entries given as their JSON lines (the log worker's batches,
- * usually the journal's own lines), or write ops (the retention clean-up, a corrected row).
+ * Writes request-log entries given as their JSON lines (the log worker's batches, usually the
+ * journal's own lines): what `insertOps` writes, in one transaction, each entry parsed and written
+ * in turn so it is garbage at once (the worker's heap stays near its live set under a burst).
  */
-export type LogWritePart = { lines: readonly string[] } | { ops: readonly LogWriteOp[] };
-
-/**
- * Writes parts in one transaction, in order: the lines' entries get what `insertOps` writes (their
- * rows, then the roll-ups of all of them at the end), each entry parsed and written in turn so it
- * is garbage at once (the worker's heap stays near its live set under a burst).
- */
-export function writeLogParts(db: Db, parts: readonly LogWritePart[], cache: StatementCache): void {
+export function writeEntryLines(db: Db, lines: readonly string[], cache: StatementCache): void {
   db.transaction(() => {
     const rollups = new RollupBatch();
     const ops: LogWriteOp[] = [];
-    for (const part of parts) {
-      if ('ops' in part) {
-        runOps(db, part.ops, cache);
-        continue;
-      }
-      for (const line of part.lines) {
-        const e = JSON.parse(line) as RequestLogEntry;
-        ops.length = 0;
-        entryOps(e, ops);
-        runOps(db, ops, cache);
-        rollups.add(e);
-      }
+    for (const line of lines) {
+      const e = JSON.parse(line) as RequestLogEntry;
+      ops.length = 0;
+      entryOps(e, ops);
+      runOps(db, ops, cache);
+      rollups.add(e);
     }
     runOps(db, rollups.ops(USAGE_SQL_BASE) as LogWriteOp[], cache);
   })();

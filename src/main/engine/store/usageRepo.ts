@@ -121,7 +121,7 @@ export function rollupOps(entries: readonly RequestLogEntry[], base: number): Op
 /**
  * rollupOps one entry at a time: the log worker adds each entry as it writes its rows, so an entry
  * is garbage as soon as it is written, not held until the batch's end (store/logsRepo.ts
- * writeLogParts).
+ * writeEntryLines).
  */
 export class RollupBatch {
   private readonly groups = new Map<string, Group>();
