@@ -5,12 +5,21 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RequestLogEntry } from '../../../src/shared/model';
 import { EventBus } from '../../../src/main/engine/events';
 import { createLogger, MemorySink, SecretRedactor } from '../../../src/main/engine/logger';
 import { FileLogJournal } from '../../../src/main/engine/logs/logJournal';
-import { INLINE_MAX_OPS, INLINE_WINDOW_MS, InlineLogWriter, WORKER_RETIRE_MS, WorkerLogWriter, type LogWriter } from '../../../src/main/engine/logs/logWriter';
+import {
+  GROUP_MAX_ENTRIES,
+  GROUP_WINDOW_MS,
+  INLINE_MAX_OPS,
+  INLINE_WINDOW_MS,
+  InlineLogWriter,
+  WORKER_RETIRE_MS,
+  WorkerLogWriter,
+  type LogWriter,
+} from '../../../src/main/engine/logs/logWriter';
 import { fullGc } from '../../../src/main/engine/memory/idleTrim';
 import { REQUEST_LOG_FLUSH_MS, RequestLog } from '../../../src/main/engine/logs/requestLog';
 import { openStore, type Db } from '../../../src/main/engine/store/db';
@@ -360,5 +369,132 @@ describe('the rows the log worker builds, and entries amended after they were lo
     expect(() => {
       e.attempts[0]!.durationMs = 5;
     }).toThrow(TypeError);
+  });
+});
+
+describe('the writer gathers a burst\'s batches into one write, which the worker commits in one transaction', () => {
+  let dir: string;
+  let path: string;
+  let clock: FakeClock;
+  let db: Db;
+  const errors: unknown[] = [];
+  const open: { close(): unknown }[] = [];
+  const logger = createLogger({ sinks: [new MemorySink()], redactor: new SecretRedactor(), now: () => 0 });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-logg-'));
+    path = join(dir, 'switchyard.db');
+    clock = new FakeClock();
+    db = openStore({ path, now: () => clock.now() });
+    errors.length = 0;
+  });
+  afterEach(async () => {
+    for (const o of open.reverse()) await o.close();
+    open.length = 0;
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function start(groupWindowMs = GROUP_WINDOW_MS) {
+    const writer = (await WorkerLogWriter.start({ db, dbPath: path, clock, groupWindowMs, onError: (e) => errors.push(e) })) as WorkerLogWriter;
+    const log = new RequestLog(new LogsRepo(db), writer, clock, new EventBus(), logger, () => ({ retentionDays: 7, maxRows: 100_000 }));
+    open.push(log);
+    const burst = (from: number, n: number) => {
+      for (let i = from; i < from + n; i++) log.append(entry(i, clock.now() + i));
+      log.flush();
+    };
+    return { writer, log, burst };
+  }
+  const count = () => (db.prepare('SELECT COUNT(*) AS n FROM proxy_logs').get() as { n: number }).n;
+
+  it('hands over a full group at once, and what is gathered after it when its window closes', async () => {
+    const { writer, log, burst } = await start();
+    burst(0, INLINE_MAX_OPS);
+    expect(writer.running).toBe(true);
+    await log.settled();
+    expect(count()).toBe(INLINE_MAX_OPS);
+    // The log flushes batches of 64: the eighth fills a group, which goes at once; ten more wait.
+    burst(INLINE_MAX_OPS, GROUP_MAX_ENTRIES + 10);
+    let committed = false;
+    const all = writer.whenCommitted().then(() => (committed = true));
+    await vi.waitFor(() => expect(count()).toBe(INLINE_MAX_OPS + GROUP_MAX_ENTRIES), { timeout: 10_000, interval: 5 });
+    expect(committed).toBe(false);
+    clock.advance(GROUP_WINDOW_MS - 1);
+    expect(committed).toBe(false);
+    clock.advance(1);
+    await all;
+    expect(count()).toBe(INLINE_MAX_OPS + GROUP_MAX_ENTRIES + 10);
+    expect(errors).toEqual([]);
+  });
+
+  it('hands over at once what a read of the store waits for, however long the window', async () => {
+    const { writer, log, burst } = await start(3_600_000);
+    burst(0, INLINE_MAX_OPS);
+    burst(INLINE_MAX_OPS, 3);
+    expect(writer.running).toBe(true);
+    const page = await log.page({ limit: 2 });
+    expect(page.entries.map((e) => e.id)).toEqual([`req_${INLINE_MAX_OPS + 2}`, `req_${INLINE_MAX_OPS + 1}`]);
+    expect(count()).toBe(INLINE_MAX_OPS + 3);
+    // The usage roll-ups are in the same transactions.
+    const requests = (db.prepare("SELECT SUM(requests) AS n FROM usage_minute WHERE dim = ''").get() as { n: number }).n;
+    expect(requests).toBe(INLINE_MAX_OPS + 3);
+  });
+
+  it('commits what is gathered before it closes', async () => {
+    const { writer, log, burst } = await start(3_600_000);
+    burst(0, INLINE_MAX_OPS);
+    burst(INLINE_MAX_OPS, 7);
+    expect(writer.running).toBe(true);
+    await log.close();
+    expect(writer.running).toBe(false);
+    expect(count()).toBe(INLINE_MAX_OPS + 7);
+  });
+
+  it('keeps the order of writes: a correction goes after the entries gathered before it', async () => {
+    const { writer, log, burst } = await start(3_600_000);
+    burst(0, INLINE_MAX_OPS);
+    // Flushed, so gathered by the writer: the correction of its row must reach the store after it.
+    const late = entry(INLINE_MAX_OPS, clock.now());
+    log.append(late);
+    log.flush();
+    log.amend(late, { status: 499, errorCode: 'client_closed_request', errorMessage: 'the client left' });
+    expect(writer.running).toBe(true);
+    expect(await log.get(late.id)).toMatchObject({ status: 499, errorCode: 'client_closed_request' });
+    expect(count()).toBe(INLINE_MAX_OPS + 1);
+    expect(errors).toEqual([]);
+  });
+
+  it('loses only the entry the store refuses, not the others gathered with it, and reports it once', async () => {
+    const { writer, log, burst } = await start(3_600_000);
+    burst(0, INLINE_MAX_OPS);
+    burst(INLINE_MAX_OPS, 5);
+    // Already stored: its id is taken (UNIQUE), so the group that carries it again fails as a whole.
+    burst(3, 1);
+    burst(INLINE_MAX_OPS + 5, 5);
+    expect(writer.running).toBe(true);
+    expect((await log.page({ limit: 5000 })).entries).toHaveLength(INLINE_MAX_OPS + 10);
+    expect(errors).toHaveLength(1);
+    expect(String(errors[0])).toMatch(/1 of \d+ request-log entries could not be written: .*UNIQUE/);
+  });
+
+  it('loses only a refused write of rows, gathered between entries', async () => {
+    const { writer, log, burst } = await start(3_600_000);
+    burst(0, INLINE_MAX_OPS);
+    burst(INLINE_MAX_OPS, 2);
+    writer.write([[9_999]]);
+    burst(INLINE_MAX_OPS + 2, 3);
+    expect((await log.page({ limit: 5000 })).entries).toHaveLength(INLINE_MAX_OPS + 5);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('writes on this thread what was gathered for a worker that died', async () => {
+    const { writer, log, burst } = await start(3_600_000);
+    burst(0, INLINE_MAX_OPS);
+    await log.settled();
+    burst(INLINE_MAX_OPS, 6);
+    await (writer as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await vi.waitFor(() => expect(writer.running).toBe(false), { timeout: 10_000, interval: 5 });
+    expect(count()).toBe(INLINE_MAX_OPS + 6);
+    expect(String(errors[0])).toMatch(/exited/);
   });
 });

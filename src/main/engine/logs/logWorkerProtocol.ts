@@ -2,10 +2,11 @@
 
 /**
  * What a write carries: SQL rows (`ops`: a JSON LogWriteOp[]), or request-log entries as their JSON
- * lines (`lines`: an array of strings posts cheaper than one joined string, and the worker parses
- * and writes them one at a time).
+ * lines (`lines`): `count` lines, UTF-8, newline-separated, in the first `len` bytes of `sab`
+ * (lineStage.ts). The worker commits a write in one transaction, decoding and parsing one line at a
+ * time; it does not keep the buffer, which the writer reuses once the write is acknowledged.
  */
-export type WriteBody = { kind: 'ops'; json: string } | { kind: 'lines'; lines: string[] };
+export type WriteBody = { kind: 'ops'; json: string } | { kind: 'lines'; sab: SharedArrayBuffer; len: number; count: number };
 
 export interface LogWorkerData {
   sqlitePath: string;

@@ -116,7 +116,8 @@ export class RequestLog {
     if (sealed.newSegment) for (const e of this.open.values()) this.journal.append(e);
     // The journal's lines are the entries' JSON already: what the worker builds the rows from.
     this.writer.insert(batch, () => (lines.includes(null) ? batch.map((e) => JSON.stringify(e)) : (lines as string[])));
-    void this.writer.drain().then(sealed.committed);
+    // The segment goes once the batch is committed, whenever the writer commits it (no hurry).
+    void this.writer.whenCommitted().then(sealed.committed);
     this.bus.emit('logs', batch);
     const now = this.clock.now();
     if (now - this.lastPrune > PRUNE_EVERY_MS) {
@@ -170,7 +171,8 @@ export class RequestLog {
   /**
    * The last egress IP each of these connections recorded since `since` (SPEC R-EGR-03): the
    * store, plus the entries still waiting for the next flush. Synchronous; writes handed to the
-   * worker but not yet committed (at most one batch) are not seen.
+   * writer but not yet committed (it gathers up to GROUP_WINDOW_MS of them for the worker) are not
+   * seen.
    */
   lastEgressIps(connectionIds: readonly string[], since: number): Map<string, { ip: string; at: number }> {
     const out = this.repo.lastEgressIps(connectionIds, since);

@@ -318,7 +318,7 @@ function entryOps(e: RequestLogEntry, ops: LogWriteOp[]): void {
  * journal's own lines): what `insertOps` writes, in one transaction, each entry parsed and written
  * in turn so it is garbage at once (the worker's heap stays near its live set under a burst).
  */
-export function writeEntryLines(db: Db, lines: readonly string[], cache: StatementCache): void {
+export function writeEntryLines(db: Db, lines: Iterable<string>, cache: StatementCache): void {
   db.transaction(() => {
     const rollups = new RollupBatch();
     const ops: LogWriteOp[] = [];
