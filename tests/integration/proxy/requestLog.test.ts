@@ -487,6 +487,37 @@ describe('the writer gathers a burst\'s batches into one write, which the worker
     expect(errors).toHaveLength(1);
   });
 
+  it('keeps a full journal segment while batches of it are only gathered, and deletes it once they are committed', async () => {
+    const journalDir = join(dir, 'journal');
+    const journal = new FileLogJournal(journalDir, (e) => errors.push(e));
+    const writer = (await WorkerLogWriter.start({ db, dbPath: path, clock, groupWindowMs: 3_600_000, onError: (e) => errors.push(e) })) as WorkerLogWriter;
+    const log = new RequestLog(new LogsRepo(db), writer, clock, new EventBus(), logger, () => ({ retentionDays: 7, maxRows: 100_000 }), journal);
+    open.push(log); // its close closes the journal
+    const segments = () => readdirSync(journalDir).filter((f) => f.endsWith('.ndjson')).sort();
+    const first = segments()[0]!;
+    // Entries of about 1 KiB, 64 at a time (the log's batches), until the journal starts its second segment.
+    let n = 0;
+    while (segments().at(-1) === first && n < 20_000) {
+      for (let k = 0; k < 64; k++) {
+        const e = entry(n, clock.now() + n);
+        e.attempts[0]!.errorMessage = 'x'.repeat(600);
+        log.append(e);
+        n++;
+      }
+      await journal.durable();
+    }
+    expect(segments().at(-1)).not.toBe(first);
+    expect(writer.running).toBe(true);
+    expect(writer.gathered).toBeGreaterThan(0);
+    // Everything handed over is committed; what is gathered is not, so the full segment stays.
+    await vi.waitFor(() => expect(count()).toBe(n - writer.gathered), { timeout: 10_000, interval: 5 });
+    expect(segments()).toContain(first);
+    await log.settled();
+    expect(count()).toBe(n);
+    await vi.waitFor(() => expect(segments()).not.toContain(first), { timeout: 10_000, interval: 5 });
+    expect(errors).toEqual([]);
+  });
+
   it('writes on this thread what was gathered for a worker that died', async () => {
     const { writer, log, burst } = await start(3_600_000);
     burst(0, INLINE_MAX_OPS);

@@ -188,6 +188,11 @@ export class WorkerLogWriter implements LogWriter {
     return new WorkerLogWriter(opts, inline);
   }
 
+  /** Request-log entries gathered for the worker's next write, not handed over yet. */
+  get gathered(): number {
+    return this.stage.entries;
+  }
+
   /** Whether a worker thread is alive now. */
   get running(): boolean {
     return this.phase !== 'none';
