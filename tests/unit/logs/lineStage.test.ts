@@ -1,10 +1,10 @@
 // The stage where the request-log writer gathers a burst's JSON lines for the log worker
 // (logs/lineStage.ts): what goes in comes out line for line, whatever its characters and size, and
 // its buffers are reused once committed instead of allocated per group.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LineStage, STAGE_BYTES, linesOf } from '../../../src/main/engine/logs/lineStage';
 
-const read = (s: { sab: SharedArrayBuffer; len: number }) => [...linesOf(s.sab, s.len)];
+const read = (s: { buffer: ArrayBufferLike; len: number }) => [...linesOf(s.buffer, s.len)];
 
 describe('LineStage', () => {
   it('gives back the lines it was given, in order, across several adds, whatever their characters', () => {
@@ -37,7 +37,7 @@ describe('LineStage', () => {
     const huge = JSON.stringify({ id: 'huge', text: 'x'.repeat(STAGE_BYTES) });
     stage.add([small, huge, small]);
     const staged = stage.take()!;
-    expect(staged.sab.byteLength).toBeGreaterThan(STAGE_BYTES);
+    expect(staged.buffer.byteLength).toBeGreaterThan(STAGE_BYTES);
     expect(read(staged)).toEqual([small, huge, small]);
   });
 
@@ -48,11 +48,11 @@ describe('LineStage', () => {
     stage.add(['{"g":2}']);
     const second = stage.take()!;
     // The first is still being read (not handed back): the second could not use it.
-    expect(second.sab).not.toBe(first.sab);
-    stage.reuse(first.sab);
+    expect(second.buffer).not.toBe(first.buffer);
+    stage.reuse(first.buffer);
     stage.add(['{"g":3}']);
     const third = stage.take()!;
-    expect(third.sab).toBe(first.sab);
+    expect(third.buffer).toBe(first.buffer);
     expect(read(third)).toEqual(['{"g":3}']);
   });
 
@@ -60,17 +60,39 @@ describe('LineStage', () => {
     const stage = new LineStage();
     stage.add(['{"g":1}']);
     const first = stage.take()!;
-    stage.reuse(first.sab);
+    stage.reuse(first.buffer);
     stage.release();
     stage.add(['{"g":2}']);
-    expect(stage.take()!.sab).not.toBe(first.sab);
+    expect(stage.take()!.buffer).not.toBe(first.buffer);
 
     stage.add([JSON.stringify({ text: 'y'.repeat(STAGE_BYTES) })]);
     const big = stage.take()!;
-    stage.reuse(big.sab);
+    stage.reuse(big.buffer);
     stage.add(['{"g":3}']);
     const next = stage.take()!;
-    expect(next.sab).not.toBe(big.sab);
-    expect(next.sab.byteLength).toBe(STAGE_BYTES);
+    expect(next.buffer).not.toBe(big.buffer);
+    expect(next.buffer.byteLength).toBe(STAGE_BYTES);
+  });
+});
+
+describe('LineStage where the runtime has no SharedArrayBuffer', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  it('stages into an ArrayBuffer instead (posting it then copies it), with the same lines and reuse', async () => {
+    vi.stubGlobal('SharedArrayBuffer', undefined);
+    vi.resetModules();
+    const m = await import('../../../src/main/engine/logs/lineStage');
+    const stage = new m.LineStage();
+    const lines = [JSON.stringify({ id: 'a', text: 'é 🙂' }), '{}'];
+    stage.add(lines);
+    const first = stage.take()!;
+    expect(first.buffer).toBeInstanceOf(ArrayBuffer);
+    expect([...m.linesOf(first.buffer, first.len)]).toEqual(lines);
+    stage.reuse(first.buffer);
+    stage.add(['{"g":2}']);
+    expect(stage.take()!.buffer).toBe(first.buffer);
   });
 });

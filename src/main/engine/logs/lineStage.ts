@@ -1,7 +1,8 @@
 // Where the request-log writer gathers a burst's entries before it hands them to the log worker in
 // one write, which the worker commits in one transaction (logWriter.ts; why:
 // docs/decisions/lean-25-group-commit.md). The entries' JSON lines are encoded (UTF-8, one per
-// line) into a SharedArrayBuffer: posting it to the worker copies nothing, the writer keeps it to
+// line) into a SharedArrayBuffer (an ArrayBuffer where a runtime has none: posting it then copies
+// it, nothing else changes): posting it to the worker copies nothing, the writer keeps it to
 // replay the write should the worker die, and once the worker has committed it the buffer comes
 // back to a small pool for the next group. So a group held for its window is neither a JS object
 // (held strings outlive two young-generation collections, get promoted and wait for a full one)
@@ -10,23 +11,26 @@
 
 /** A pooled buffer's size: a full group (GROUP_MAX_BYTES in logWriter.ts) and the batch that filled it. */
 export const STAGE_BYTES = 640 * 1024;
+/** SharedArrayBuffer where the runtime has it (posting it copies nothing); an ArrayBuffer otherwise. */
+const Backing: new (bytes: number) => ArrayBufferLike = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : ArrayBuffer;
+
 /** Buffers kept for reuse; more in flight than this are let go once committed. */
 const POOL_MAX = 3;
 const NEWLINE = 0x0a;
 
-/** A group's bytes: `len` bytes of `sab`, `count` lines. */
+/** A group's bytes: `len` bytes of `buffer`, `count` lines. */
 export interface StagedLines {
-  sab: SharedArrayBuffer;
+  buffer: ArrayBufferLike;
   len: number;
   count: number;
 }
 
 export class LineStage {
-  private sab: SharedArrayBuffer | null = null;
+  private backing: ArrayBufferLike | null = null;
   private buf: Buffer | null = null;
   private len = 0;
   private count = 0;
-  private readonly pool: SharedArrayBuffer[] = [];
+  private readonly pool: ArrayBufferLike[] = [];
 
   /** Entries staged. */
   get entries(): number {
@@ -53,8 +57,8 @@ export class LineStage {
   /** What is staged (null when nothing is); the stage starts a new buffer after. Hand it back with `reuse` once it is no longer read. */
   take(): StagedLines | null {
     if (this.count === 0) return null;
-    const out = { sab: this.sab!, len: this.len, count: this.count };
-    this.sab = null;
+    const out = { buffer: this.backing!, len: this.len, count: this.count };
+    this.backing = null;
     this.buf = null;
     this.len = 0;
     this.count = 0;
@@ -62,15 +66,15 @@ export class LineStage {
   }
 
   /** A buffer `take` handed out, committed: kept for the next group (when of the pool's size). */
-  reuse(sab: SharedArrayBuffer): void {
-    if (sab.byteLength === STAGE_BYTES && this.pool.length < POOL_MAX && this.sab !== sab && !this.pool.includes(sab)) this.pool.push(sab);
+  reuse(buffer: ArrayBufferLike): void {
+    if (buffer.byteLength === STAGE_BYTES && this.pool.length < POOL_MAX && this.backing !== buffer && !this.pool.includes(buffer)) this.pool.push(buffer);
   }
 
   /** Lets the pooled buffers go, and the stage's own when it is empty: an idle writer holds none. */
   release(): void {
     this.pool.length = 0;
     if (this.count === 0) {
-      this.sab = null;
+      this.backing = null;
       this.buf = null;
     }
   }
@@ -78,18 +82,18 @@ export class LineStage {
   private reserve(n: number): void {
     const need = this.len + n;
     if (this.buf && need <= this.buf.length) return;
-    const sab = need <= STAGE_BYTES ? (this.pool.pop() ?? new SharedArrayBuffer(STAGE_BYTES)) : new SharedArrayBuffer(2 ** Math.ceil(Math.log2(need)));
-    const buf = Buffer.from(sab);
+    const backing = need <= STAGE_BYTES ? (this.pool.pop() ?? new Backing(STAGE_BYTES)) : new Backing(2 ** Math.ceil(Math.log2(need)));
+    const buf = Buffer.from(backing);
     if (this.buf) this.buf.copy(buf, 0, 0, this.len);
-    if (this.sab) this.reuse(this.sab);
-    this.sab = sab;
+    if (this.backing) this.reuse(this.backing);
+    this.backing = backing;
     this.buf = buf;
   }
 }
 
 /** The lines of a staged group, decoded one at a time (each is garbage once its entry is written). */
-export function* linesOf(sab: SharedArrayBuffer | ArrayBufferLike, len: number): Generator<string> {
-  const buf = Buffer.from(sab, 0, len);
+export function* linesOf(buffer: ArrayBufferLike, len: number): Generator<string> {
+  const buf = Buffer.from(buffer, 0, len);
   let start = 0;
   while (start < len) {
     let end = buf.indexOf(NEWLINE, start);

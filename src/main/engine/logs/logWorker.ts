@@ -31,14 +31,14 @@ function write(body: WriteBody): string | null {
     return null;
   }
   try {
-    writeEntryLines(db, linesOf(body.sab, body.len), statements);
+    writeEntryLines(db, linesOf(body.buffer, body.len), statements);
     return null;
   } catch (e) {
     if (body.count <= 1) return messageOf(e);
   }
   let failed = 0;
   let first = '';
-  for (const line of linesOf(body.sab, body.len)) {
+  for (const line of linesOf(body.buffer, body.len)) {
     try {
       writeEntryLines(db, [line], statements);
     } catch (err) {

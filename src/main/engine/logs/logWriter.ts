@@ -67,7 +67,7 @@ export class InlineLogWriter implements LogWriter {
   replay(body: WriteBody): void {
     let ops: LogWriteOp[];
     try {
-      ops = body.kind === 'lines' ? insertOps(Array.from(linesOf(body.sab, body.len), (l) => JSON.parse(l) as RequestLogEntry)) : (JSON.parse(body.json) as LogWriteOp[]);
+      ops = body.kind === 'lines' ? insertOps(Array.from(linesOf(body.buffer, body.len), (l) => JSON.parse(l) as RequestLogEntry)) : (JSON.parse(body.json) as LogWriteOp[]);
     } catch (err) {
       return this.onError(err);
     }
@@ -344,7 +344,7 @@ export class WorkerLogWriter implements LogWriter {
       if (s > seq) continue;
       this.inflight.delete(s);
       // Committed: the worker reads it no more, the next group may be written into it.
-      if (w.body.kind === 'lines') this.stage.reuse(w.body.sab);
+      if (w.body.kind === 'lines') this.stage.reuse(w.body.buffer);
     }
     this.waiters = this.waiters.filter((w) => {
       if (w.seq > this.acked) return true;
