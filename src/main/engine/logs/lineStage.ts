@@ -85,9 +85,11 @@ export class LineStage {
     const backing = need <= STAGE_BYTES ? (this.pool.pop() ?? new Backing(STAGE_BYTES)) : new Backing(2 ** Math.ceil(Math.log2(need)));
     const buf = Buffer.from(backing);
     if (this.buf) this.buf.copy(buf, 0, 0, this.len);
-    if (this.backing) this.reuse(this.backing);
+    const outgrown = this.backing;
     this.backing = backing;
     this.buf = buf;
+    // The buffer outgrown is read by no one: back to the pool (reuse keeps out the stage's own).
+    if (outgrown) this.reuse(outgrown);
   }
 }
 
@@ -97,7 +99,7 @@ export function* linesOf(buffer: ArrayBufferLike, len: number): Generator<string
   let start = 0;
   while (start < len) {
     let end = buf.indexOf(NEWLINE, start);
-    if (end < 0 || end > len) end = len;
+    if (end < 0) end = len;
     yield buf.toString('utf8', start, end);
     start = end + 1;
   }
