@@ -18,13 +18,14 @@
 // Targets (issue 25): >= 0.9x bare hop at c=1, >= 0.8x at c=32; RSS peak <= 150 MiB, 60 s after
 // <= 110 MiB, idle <= 80 MiB. The figures also go to LEAN_JSON (default
 // /tmp/switchyard-lean-bench.json) and, as one JSON object, to stdout's last line.
-// After the memory figures, beyond the issue's table: the chat path with an agent-sized body
-// (LEAN_LARGE_KIB, 100 KiB of conversation; 0 leaves it out), through the same four, at c=1 and 32.
+// After the memory figures, beyond the issue's table: agent-sized bodies (LEAN_LARGE_KIB, 100 KiB;
+// 0 leaves them out), a chat conversation and a Claude Code-shaped request on the native Anthropic
+// path, through the same four, at c=1 and 32.
 // Quick run: LEAN_ROUNDS=1 LEAN_SECONDS=2 LEAN_AFTER_SECONDS=5 npx tsx bench/lean.ts
 import autocannon from 'autocannon';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { conversation, envNumber, startMinimalProxy, startRequiredWork, startSwitchyard, startUpstream, table } from './lib';
+import { agentRequest, conversation, envNumber, startMinimalProxy, startRequiredWork, startSwitchyard, startUpstream, table } from './lib';
 
 const ROUNDS = Math.round(envNumber('LEAN_ROUNDS', 3, 1));
 const SECONDS = envNumber('LEAN_SECONDS', 8, 1);
@@ -224,20 +225,26 @@ async function main() {
     await new Promise((r) => setTimeout(r, AFTER_SECONDS * 1000));
     const after = { switchyard: treeMemory(sy.pid), bare: treeMemory(bare.pid) };
 
-    // Beyond the issue's table, after the memory figures (which it must not move): the chat path with
-    // an agent-sized body, as coding agents send (tens to hundreds of KiB of conversation).
+    // Beyond the issue's table, after the memory figures (which it must not move): agent-sized
+    // bodies, as coding agents send (tens to hundreds of KiB): a chat conversation dense in
+    // non-ASCII text, and a request shaped as Claude Code's on the native Anthropic path.
     const large: Cell[] = [];
     if (LARGE_KIB > 0) {
       const big = (model: string) => JSON.stringify({ model, messages: conversation(LARGE_KIB) });
+      const agent = (model: string) => agentRequest(model, LARGE_KIB);
       for (const concurrency of CONCURRENCY) {
-        const add = (key: string, url: string, body: string, headers: Record<string, string>) => large.push({ key: `${key} c=${concurrency}`, url, path: '/v1/chat/completions', body, headers, concurrency });
-        add('large direct', upstream.url, big('bench-delay-0'), { authorization: 'Bearer upstream' });
-        add('large bare', bare.url, big('bench-delay-0'), {});
-        add('large switchyard', sy.proxyUrl, big('bench/bench-delay-0'), syAuth);
-        add('large required', required.url, big('bench/bench-delay-0'), { authorization: 'Bearer bench-client-key' });
+        const add = (key: string, url: string, path: string, body: string, headers: Record<string, string>) => large.push({ key: `${key} c=${concurrency}`, url, path, body, headers, concurrency });
+        add('large direct', upstream.url, '/v1/chat/completions', big('bench-delay-0'), { authorization: 'Bearer upstream' });
+        add('large bare', bare.url, '/v1/chat/completions', big('bench-delay-0'), {});
+        add('large switchyard', sy.proxyUrl, '/v1/chat/completions', big('bench/bench-delay-0'), syAuth);
+        add('large required', required.url, '/v1/chat/completions', big('bench/bench-delay-0'), { authorization: 'Bearer bench-client-key' });
+        add('agent direct', upstream.url, '/v1/messages', agent('bench-delay-0'), { 'x-api-key': 'upstream', ...anthHeaders });
+        add('agent bare', bare.url, '/v1/messages', agent('bench-delay-0'), anthHeaders);
+        add('agent switchyard', sy.proxyUrl, '/v1/messages', agent('anth/bench-delay-0'), { ...syAuth, ...anthHeaders });
+        add('agent required', required.url, '/v1/messages', agent('anth/bench-delay-0'), { 'x-api-key': 'bench-client-key', ...anthHeaders });
       }
       for (const c of large) await preflight(c);
-      process.stderr.write(`  the ${LARGE_KIB} KiB table: ${large.length} cells x ${ROUNDS} rounds of ${SECONDS} s\n`);
+      process.stderr.write(`  the ${LARGE_KIB} KiB tables: ${large.length} cells x ${ROUNDS} rounds of ${SECONDS} s\n`);
       for (const c of large) shots.set(c.key, []);
       if (WARMUP_SECONDS > 0) for (const c of large) await shoot(c, WARMUP_SECONDS);
       for (let round = 0; round < ROUNDS; round++) for (const c of round % 2 ? [...large].reverse() : large) shots.get(c.key)!.push(await shoot(c, SECONDS));
@@ -283,23 +290,31 @@ async function main() {
         };
       }),
     );
+    const largeKinds = [
+      { kind: 'large', path: `OpenAI chat, ${LARGE_KIB} KiB conversation` },
+      { kind: 'agent', path: `Anthropic native, ${LARGE_KIB} KiB Claude Code-shaped` },
+    ];
     const largeBody = large.length
-      ? CONCURRENCY.map((c) => {
-          const k = (name: string) => `large ${name} c=${c}`;
-          return {
-            kib: LARGE_KIB,
-            bodyBytes: Buffer.byteLength(large.find((x) => x.key === k('switchyard'))!.body),
-            concurrency: c,
-            directRps: rps(k('direct')),
-            bareHopRps: rps(k('bare')),
-            switchyardRps: rps(k('switchyard')),
-            xBareHop: rps(k('switchyard')) / rps(k('bare')),
-            xBareHopPerRound: perRound(k('switchyard'), k('bare')),
-            requiredWorkRps: rps(k('required')),
-            requiredWorkXBareHop: rps(k('required')) / rps(k('bare')),
-            errors: errors(k('direct')) + errors(k('bare')) + errors(k('switchyard')) + errors(k('required')),
-          };
-        })
+      ? largeKinds.flatMap(({ kind, path }) =>
+          CONCURRENCY.map((c) => {
+            const k = (name: string) => `${kind} ${name} c=${c}`;
+            return {
+              kind,
+              path,
+              kib: LARGE_KIB,
+              bodyBytes: Buffer.byteLength(large.find((x) => x.key === k('switchyard'))!.body),
+              concurrency: c,
+              directRps: rps(k('direct')),
+              bareHopRps: rps(k('bare')),
+              switchyardRps: rps(k('switchyard')),
+              xBareHop: rps(k('switchyard')) / rps(k('bare')),
+              xBareHopPerRound: perRound(k('switchyard'), k('bare')),
+              requiredWorkRps: rps(k('required')),
+              requiredWorkXBareHop: rps(k('required')) / rps(k('bare')),
+              errors: errors(k('direct')) + errors(k('bare')) + errors(k('switchyard')) + errors(k('required')),
+            };
+          }),
+        )
       : [];
     const peak = { switchyard: Math.max(sampled.switchyard!, peakReset ? hwm.switchyard : 0), bare: Math.max(sampled.bare!, peakReset ? hwm.bare : 0) };
     const memory = {
@@ -365,11 +380,11 @@ async function main() {
       ...(largeBody.length
         ? [
             '',
-            `Beyond the issue's table: OpenAI chat with a ${LARGE_KIB} KiB conversation (${int(largeBody[0]!.bodyBytes)} bytes, the model rewritten), run after the memory figures`,
+            `Beyond the issue's table, run after the memory figures: agent-sized bodies, the model rewritten (a conversation dense in accents and CJK, ${int(largeBody[0]!.bodyBytes)} bytes; a Claude Code-shaped request, ${int(largeBody.at(-1)!.bodyBytes)} bytes)`,
             table(
               ['path', 'conc', 'direct req/s', 'bare hop req/s', 'Switchyard req/s', 'x bare hop', 'per round', 'required work req/s', 'its x bare hop'],
               largeBody.map((t) => [
-                `OpenAI chat, ${LARGE_KIB} KiB`,
+                t.path,
                 String(t.concurrency),
                 int(t.directRps),
                 int(t.bareHopRps),
@@ -380,7 +395,7 @@ async function main() {
                 f(t.requiredWorkXBareHop),
               ]),
             ),
-            ...(largeBody.some((t) => t.errors > 0) ? [`ERRORS in the ${LARGE_KIB} KiB table (figures not valid): ${largeBody.map((t) => `c=${t.concurrency} ${t.errors}`).join(', ')}`] : []),
+            ...(largeBody.some((t) => t.errors > 0) ? [`ERRORS in the ${LARGE_KIB} KiB table (figures not valid): ${largeBody.map((t) => `${t.path} c=${t.concurrency} ${t.errors}`).join(', ')}`] : []),
           ]
         : []),
       '',

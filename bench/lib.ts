@@ -298,6 +298,29 @@ export function conversation(kib: number): { role: string; content: string }[] {
   return messages;
 }
 
+/**
+ * A request of about `kib` KiB shaped as Claude Code sends one (bench/lean.ts): model first; a
+ * system prompt and tool descriptions with a few non-ASCII characters; a tool whose schema has a
+ * `model` parameter, so the raw key occurs more than once; then a conversation of tool results,
+ * mostly ASCII code. (A captured Claude Code request has the same traits: 294 non-ASCII bytes in
+ * 48 KB, the first at byte 591, and `"model"` in its Task tool's schema.)
+ */
+export function agentRequest(model: string, kib: number): string {
+  const describe = (what: string) => `${what} — read the repository's files → report results… Use ≤ 4 lines; mark done items with ✓. 🤖\n`.repeat(20);
+  const tools = ['Read', 'Edit', 'Bash', 'Grep', 'Glob', 'Task'].map((name) => ({
+    name,
+    description: describe(name),
+    input_schema: { type: 'object', properties: name === 'Task' ? { prompt: { type: 'string' }, model: { type: 'string', enum: ['sonnet', 'opus', 'haiku'] } } : { file_path: { type: 'string' }, pattern: { type: 'string' } } },
+  }));
+  const request = { model, max_tokens: 1024, system: [{ type: 'text', text: describe('You are an agent for software engineering') }], tools, metadata: { user_id: 'user_bench' }, messages: [] as unknown[] };
+  request.messages.push({ role: 'user', content: [{ type: 'text', text: 'Summarise src/ and fix the failing test.' }] });
+  for (let i = 0; Buffer.byteLength(JSON.stringify(request)) < kib * 1024; i++) {
+    request.messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Read', input: { file_path: `/repo/src/module${i}.ts` } }] });
+    request.messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `export function step${i}(input: string): { ok: boolean } {\n  return { ok: input.length > ${i} }; // "model" ${i}\n}\n`.repeat(40) }] });
+  }
+  return JSON.stringify(request);
+}
+
 /** A numeric setting from the environment (the benches' knobs): the fallback when unset; exits with a message when not a number of at least `min`. */
 export function envNumber(name: string, fallback: number, min: number): number {
   const raw = process.env[name];

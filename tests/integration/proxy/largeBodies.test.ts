@@ -5,6 +5,7 @@
 // failover to a target with another model must get its own rewrite of the original bytes.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPLICE_IN_PARTS_MIN_BYTES } from '../../../src/main/engine/proxy/body';
@@ -25,6 +26,41 @@ const completion = JSON.stringify({
   choices: [{ index: 0, message: { role: 'assistant', content: 'served' }, finish_reason: 'stop' }],
   usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
 });
+
+const message = JSON.stringify({
+  id: 'msg_1',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-x',
+  content: [{ type: 'text', text: 'served' }],
+  stop_reason: 'end_turn',
+  stop_sequence: null,
+  usage: { input_tokens: 3, output_tokens: 1 },
+});
+
+/**
+ * A request shaped as Claude Code sends one: model first, a system prompt and tool descriptions
+ * with a few non-ASCII characters, a tool whose schema has a `model` parameter (so the raw key
+ * occurs more than once), then a long conversation of tool results, mostly ASCII.
+ */
+function claudeCodeShaped(model: string, kib: number): Record<string, unknown> {
+  const messages: unknown[] = [{ role: 'user', content: [{ type: 'text', text: 'Summarise src/ — briefly…' }] }];
+  for (let i = 0; JSON.stringify(messages).length < kib * 1024; i++) {
+    messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'Read', input: { file_path: `/repo/src/f${i}.ts` } }] });
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: `export const f${i} = (a: number) => a * 2; // "model" ${i}\n`.repeat(60) }] });
+  }
+  return {
+    model,
+    max_tokens: 64,
+    system: [{ type: 'text', text: 'You are Claude Code 🤖 — an agent; use tools → report ≤ 4 lines.' }],
+    tools: [
+      { name: 'Task', description: 'Launch a sub-agent – pick its model.', input_schema: { type: 'object', properties: { prompt: { type: 'string' }, model: { type: 'string', enum: ['sonnet', 'opus', 'haiku'] } } } },
+      { name: 'Read', description: 'Read a file.', input_schema: { type: 'object', properties: { file_path: { type: 'string' } } } },
+    ],
+    metadata: { user_id: 'user_1' },
+    messages,
+  };
+}
 
 /** A conversation of about `kib` KiB, with accents, CJK and emoji, and quotes to escape. */
 function conversation(kib: number): { role: 'user' | 'assistant'; content: string }[] {
@@ -59,8 +95,9 @@ describe('large request bodies with a rewritten model', () => {
           res.end('{"error":{"message":"boom","type":"server_error"}}');
           return;
         }
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(completion) });
-        res.end(completion);
+        const answer = req.url === '/v1/messages' ? message : completion;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
+        res.end(answer);
       });
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
@@ -69,6 +106,7 @@ describe('large request bodies with a rewritten model', () => {
     const baseUrl = `http://127.0.0.1:${port}/v1`;
     await t.addConnection({ name: 'Alpha', kind: 'openai-compatible', provider: 'alpha', baseUrl, secret: 'sk-alpha-upstream-aaaa', models: ['model-x'] });
     await t.addConnection({ name: 'Beta', kind: 'openai-compatible', provider: 'beta', baseUrl, secret: 'sk-beta-upstream-bbbb', models: ['model-y'] });
+    await t.addConnection({ name: 'Gamma', kind: 'anthropic', provider: 'gamma', baseUrl: `http://127.0.0.1:${port}`, secret: 'sk-ant-gamma-upstream-cccc', models: ['claude-x'] });
     await t.api.createCombo({ name: 'pool', strategy: 'priority', targets: [{ provider: 'alpha', model: 'model-x' }, { provider: 'beta', model: 'model-y' }] });
   });
   afterAll(async () => {
@@ -96,6 +134,16 @@ describe('large request bodies with a rewritten model', () => {
     const want = expected(raw, 'alpha/model-x', 'model-x');
     expect(seen[0]!.body.equals(want)).toBe(true);
     expect(seen[0]!.contentLength).toBe(String(want.length));
+    expect(seen[0]!.transferEncoding).toBeUndefined();
+  });
+
+  it('a large body whose model needs no rewrite leaves as it came, from its socket chunks, with its length', async () => {
+    seen.length = 0;
+    const { status, raw } = await send('model-x', 200);
+    expect(status).toBe(200);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.body.equals(Buffer.from(raw))).toBe(true);
+    expect(seen[0]!.contentLength).toBe(String(Buffer.byteLength(raw)));
     expect(seen[0]!.transferEncoding).toBeUndefined();
   });
 
@@ -152,5 +200,32 @@ describe('large request bodies with a rewritten model', () => {
     const openai = new OpenAI({ baseURL: `${t.proxyUrl}/v1`, apiKey: t.clientKey, maxRetries: 0 });
     const c = await openai.chat.completions.create({ model: 'alpha/model-x', messages: conversation(100) });
     expect(c.choices[0]!.message.content).toBe('served');
+  });
+
+  it('a Claude Code-shaped body, its model key also in a tool schema, reaches a native upstream byte for byte but the model', async () => {
+    seen.length = 0;
+    // Pretty-printed and with a number spelled 1.50: a re-serialised body would differ.
+    const raw = JSON.stringify(claudeCodeShaped('gamma/claude-x', 120), null, 1).replace('"max_tokens": 64', '"max_tokens": 64, "temperature": 1.50');
+    const res = await fetch(`${t.proxyUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.clientKey, 'anthropic-version': '2023-06-01' },
+      body: raw,
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { content: { text: string }[] }).content[0]!.text).toBe('served');
+    expect(seen).toHaveLength(1);
+    const want = Buffer.from(raw.replace('"model": "gamma/claude-x"', '"model": "claude-x"'));
+    expect(seen[0]!.body.equals(want)).toBe(true);
+    expect(seen[0]!.contentLength).toBe(String(want.length));
+    expect(seen[0]!.transferEncoding).toBeUndefined();
+  });
+
+  it('the Anthropic SDK gets its answer for a Claude Code-shaped request', async () => {
+    const anthropic = new Anthropic({ baseURL: t.proxyUrl, apiKey: t.clientKey, maxRetries: 0 });
+    const m = await anthropic.messages.create(claudeCodeShaped('gamma/claude-x', 60) as unknown as Anthropic.MessageCreateParamsNonStreaming);
+    expect(m.content[0]).toMatchObject({ type: 'text', text: 'served' });
+    const sent = JSON.parse(seen.at(-1)!.body.toString('utf8')) as { model: string; tools: { input_schema: { properties: Record<string, unknown> } }[] };
+    expect(sent.model).toBe('claude-x');
+    expect(sent.tools[0]!.input_schema.properties.model).toEqual({ type: 'string', enum: ['sonnet', 'opus', 'haiku'] });
   });
 });

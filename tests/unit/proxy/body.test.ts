@@ -40,10 +40,35 @@ describe('request bodies', () => {
     expect(Buffer.isBuffer(one)).toBe(true);
   });
 
-  it('re-serialises when "model" appears more than once in the bytes', () => {
-    const raw = Buffer.from('{"metadata":{"model":"x"},"model":"p/m"}');
-    const out = JSON.parse(rewriteModel(raw, parseJsonObject(raw), 'm').toString());
-    expect(out).toEqual({ metadata: { model: 'x' }, model: 'm' });
+  it('splices the top-level value when "model" also names nested members (Claude Code\'s tool schemas do)', () => {
+    const raw = Buffer.from('{"metadata":{"model":"x"},"tools":[{"input_schema":{"properties":{"model":{"enum":["model"]}}}}],\n "model" : "p/m", "n": 1.50}');
+    const out = rewriteModel(raw, parseJsonObject(raw), 'm');
+    // Byte for byte but the value: the layout and the number's spelling show it was not re-serialised.
+    expect(out.toString()).toBe(raw.toString().replace('"p/m"', '"m"'));
+  });
+
+  it('re-serialises when the top-level key is repeated or escaped, so that the value the parse saw is the one replaced', () => {
+    for (const text of ['{"model":"p/x","a":1,"model":"p/m"}', '{"mod\\u0065l":"p/m"}', '{"model":"p/x","mod\\u0065l":"p/m"}']) {
+      const raw = Buffer.from(text);
+      const parsed = parseJsonObject(raw);
+      expect(parsed.model).toBe('p/m');
+      expect(JSON.parse(rewriteModel(raw, parsed, 'm').toString())).toEqual({ ...parsed, model: 'm' });
+    }
+  });
+
+  it('reads a body kept as socket chunks: the parse, and a rewrite whose parts are views of the chunks', () => {
+    const text = JSON.stringify({ model: 'p/m', system: 'Claude — 🤖', messages: [{ role: 'user', content: 'é'.repeat(SPLICE_IN_PARTS_MIN_BYTES) }] });
+    const whole = Buffer.from(text);
+    for (const at of [[1], [5, 6, 7], [12, 13, 14, 15], [whole.length - 3]]) {
+      // Cut inside the key, inside the value, inside a multi-byte character.
+      const chunks = [0, ...at].map((from, i) => whole.subarray(from, [...at, whole.length][i]));
+      const parsed = parseJsonObject(chunks);
+      expect(parsed).toEqual(JSON.parse(text));
+      const parts = rewriteModel(chunks, parsed, 'glm-4.6') as readonly Buffer[];
+      expect(Array.isArray(parts)).toBe(true);
+      expect(Buffer.concat(parts).toString()).toBe(text.replace('"model":"p/m"', '"model":"glm-4.6"'));
+      for (const p of parts) if (p.toString() !== '"glm-4.6"') expect(p.buffer).toBe(whole.buffer);
+    }
   });
 
   it('estimates prompt tokens at about four characters each', () => {

@@ -4,11 +4,18 @@ import type { IncomingMessage } from 'node:http';
 import type { UpstreamBody } from '../upstream/client';
 import { jsonTooDeep, PROXY_JSON_MAX_DEPTH } from '../../../shared/jsonBounds';
 import { ProxyError } from './errors';
+import { topLevelValueSpans } from './jsonScan';
+import { byteLengthOf, contiguousView, partsOf, type RequestBytes } from './requestBytes';
+import { parseUtf8Json } from './utf8Json';
 
 // The depth check is shared: whatever else handles a proxy body uses the same rule and limit.
 export { jsonTooDeep, PROXY_JSON_MAX_DEPTH };
 
-export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * The body, bounded by `limit`: one buffer, or from CHUNKED_MIN_BYTES the socket's chunks unjoined
+ * (proxy/requestBytes.ts: the join would be a second copy of an agent-sized body).
+ */
+export function readRequestBody(req: IncomingMessage, limit: number): Promise<RequestBytes> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
@@ -32,7 +39,7 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
     req.on('end', () => {
       if (done) return;
       done = true;
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      resolve(chunks.length === 1 ? chunks[0]! : size >= CHUNKED_MIN_BYTES ? chunks : Buffer.concat(chunks, size));
     });
     req.on('error', (e) => {
       if (done) return;
@@ -51,11 +58,11 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
 const tooLarge = (limit: number) =>
   new ProxyError(413, 'payload_too_large', `request body is larger than the ${Math.round(limit / 1024)} KiB limit`);
 
-export function parseJsonObject(buf: Buffer): Record<string, unknown> {
-  if (buf.length === 0) throw new ProxyError(400, 'invalid_json', 'request body is empty; send a JSON object');
+export function parseJsonObject(buf: RequestBytes): Record<string, unknown> {
+  if (byteLengthOf(buf) === 0) throw new ProxyError(400, 'invalid_json', 'request body is empty; send a JSON object');
   let v: unknown;
   try {
-    v = JSON.parse(buf.toString('utf8'));
+    v = parseUtf8Json(contiguousView(buf));
   } catch (e) {
     throw new ProxyError(400, 'invalid_json', `request body is not valid JSON: ${(e as Error).message}`);
   }
@@ -78,45 +85,34 @@ const MODEL_KEY = Buffer.from('"model"');
 /** From this size a spliced body is sent as its parts (no copy): upstream/client.ts UpstreamBody. */
 export const SPLICE_IN_PARTS_MIN_BYTES = 16 * 1024;
 
+/** From this size a body read in several chunks is kept as them (requestBytes.ts). */
+export const CHUNKED_MIN_BYTES = SPLICE_IN_PARTS_MIN_BYTES;
+
 /**
- * Returns the body with the top-level "model" replaced. When the raw bytes hold exactly one
- * `"model"` key, its value is spliced in place (no re-serialisation): a body of
- * SPLICE_IN_PARTS_MIN_BYTES or more as three parts (the bytes before the value, the new value, the
- * bytes after), a smaller one as one buffer. Otherwise the parsed object is serialised again.
+ * Returns the body with the top-level "model" replaced. Its value is spliced in place when the
+ * top-level object writes the key once, plainly, with the value the parse saw (no
+ * re-serialisation): a body of SPLICE_IN_PARTS_MIN_BYTES or more as parts that point into the
+ * original (the bytes before the value, the new value, the bytes after), a smaller one as one
+ * buffer. Otherwise (a repeated or escaped key) the parsed object is serialised again.
  */
-export function rewriteModel(buf: Buffer, parsed: Record<string, unknown>, model: string): UpstreamBody {
-  const first = buf.indexOf(MODEL_KEY);
-  if (first >= 0 && buf.indexOf(MODEL_KEY, first + MODEL_KEY.length) < 0) {
-    let i = first + MODEL_KEY.length;
-    while (i < buf.length && isSpace(buf[i]!)) i++;
-    if (buf[i] === 0x3a /* : */) {
-      i++;
-      while (i < buf.length && isSpace(buf[i]!)) i++;
-      if (buf[i] === 0x22 /* " */) {
-        const start = i;
-        let j = i + 1;
-        while (j < buf.length) {
-          const ch = buf[j]!;
-          if (ch === 0x5c /* \ */) j += 2;
-          else if (ch === 0x22) break;
-          else j++;
-        }
-        if (j < buf.length && sameString(buf.subarray(start, j + 1), parsed.model)) {
-          const parts = [buf.subarray(0, start), Buffer.from(JSON.stringify(model)), buf.subarray(j + 1)];
-          return buf.length >= SPLICE_IN_PARTS_MIN_BYTES ? parts : Buffer.concat(parts);
-        }
-      }
+export function rewriteModel(body: RequestBytes, parsed: Record<string, unknown>, model: string): UpstreamBody {
+  const view = contiguousView(body);
+  const spans = topLevelValueSpans(view, MODEL_KEY);
+  if (spans?.length === 1) {
+    const [start, end] = spans[0]!;
+    if (sameString(view.subarray(start, end), parsed.model)) {
+      const parts = [...partsOf(body, 0, start), Buffer.from(JSON.stringify(model)), ...partsOf(body, end)];
+      return view.length >= SPLICE_IN_PARTS_MIN_BYTES ? parts : Buffer.concat(parts);
     }
   }
   return Buffer.from(JSON.stringify({ ...parsed, model }));
 }
 
 function sameString(raw: Buffer, expected: unknown): boolean {
+  if (typeof expected !== 'string' || raw[0] !== 0x22) return false;
   try {
     return JSON.parse(raw.toString('utf8')) === expected;
   } catch {
     return false;
   }
 }
-
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InboundProtocol, WireProtocol } from '../../../shared/model';
 import type { UpstreamEndpoint } from '../upstream/headers';
+import type { RequestBytes } from './requestBytes';
 
 export interface InboundCall {
   protocol: InboundProtocol;
@@ -14,7 +15,8 @@ export interface InboundCall {
   startedAt: number;
   startMono: number;
   clientKeyId: string | null;
-  body: Buffer;
+  /** The raw body: one buffer, or a large body's socket chunks (requestBytes.ts). */
+  body: RequestBytes;
   json: Record<string, unknown>;
   /** A Gemini route: the model and method its URL names (a Gemini body names neither). */
   gemini?: GeminiRoute;

@@ -49,6 +49,7 @@ import { afterProbe } from './probeWait';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 import { ToolLimits } from '../routing/toolLimits';
 import { LightAbortController } from './lightSignal';
+import { byteLengthOf } from './requestBytes';
 
 export type { InboundCall } from './inbound';
 
@@ -135,7 +136,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
     },
     inboundShapeOf(call.protocol),
     model,
-    { json: call.json, bodyBytes: call.body.length },
+    { json: call.json, bodyBytes: byteLengthOf(call.body) },
   );
   // An OPEN breaker's probe goes to the connection most likely healthy (reorders in place).
   deps.resilience.orderForProbe(plan.order, deps.clock.now());
