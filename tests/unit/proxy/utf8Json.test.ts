@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseUtf8Json } from '../../../src/main/engine/proxy/utf8Json';
+import { DENSITY_WINDOW_BYTES, DENSITY_WINDOWS, denseInNonAscii, parseUtf8Json } from '../../../src/main/engine/proxy/utf8Json';
 
 /** What the proxy used to do, and what parseUtf8Json must always equal. */
 const reference = (b: Buffer) => JSON.parse(b.toString('utf8')) as unknown;
@@ -16,7 +16,11 @@ function outcome(f: () => unknown): { value: unknown } | { error: string } {
 const same = (b: Buffer) => expect(outcome(() => parseUtf8Json(b))).toEqual(outcome(() => reference(b)));
 
 /** An array holding the JSON text and enough ASCII to make its non-ASCII bytes sparse (the Latin-1 parse). */
-const sparse = (json: Buffer) => Buffer.concat([Buffer.from('['), json, Buffer.from(`,"${'x'.repeat(json.length * 20)}"]`)]);
+const sparse = (json: Buffer) => {
+  const b = Buffer.concat([Buffer.from('['), json, Buffer.from(`,"${'x'.repeat(Math.max(json.length * 20, 8192))}"]`)]);
+  expect(denseInNonAscii(b)).toBe(false);
+  return b;
+};
 
 /** Both paths: the text as it is (often dense: decoded first) and padded to sparse. */
 const bothWays = (json: Buffer) => {
@@ -38,7 +42,23 @@ describe('JSON.parse of UTF-8 bytes without decoding the whole text first', () =
     const b = Buffer.from(JSON.stringify(body));
     expect(parseUtf8Json(b)).toEqual(body);
     // A value that is itself one string.
-    expect(parseUtf8Json(Buffer.from(`"é${'x'.repeat(100)}"`))).toBe(`é${'x'.repeat(100)}`);
+    expect(parseUtf8Json(Buffer.from(`"é${'x'.repeat(8192)}"`))).toBe(`é${'x'.repeat(8192)}`);
+  });
+
+  it('calls a text dense when most of its sampled windows hold a non-ASCII byte', () => {
+    const line = (i: number) => `Step ${i}: read "src/módulo-${i}.ts" — 日本語 — then report.\n`;
+    const conversation = Buffer.from(JSON.stringify({ messages: Array.from({ length: 400 }, (_, i) => line(i)) }));
+    expect(denseInNonAscii(conversation)).toBe(true);
+    // Claude Code's shape: a prompt and tool descriptions with a few, then ASCII tool results.
+    const agent = Buffer.from(JSON.stringify({ system: line(0).repeat(40), messages: Array.from({ length: 200 }, (_, i) => `export const f${i} = 1;\n`.repeat(20)) }));
+    expect(denseInNonAscii(agent)).toBe(false);
+    expect(denseInNonAscii(Buffer.from('{"a":"x"}'))).toBe(false);
+    // Up to the windows' total size, any non-ASCII byte makes the whole text dense.
+    expect(denseInNonAscii(Buffer.from(`{"a":"é${'x'.repeat(DENSITY_WINDOWS * DENSITY_WINDOW_BYTES - 20)}"}`))).toBe(true);
+    // The last window reaches the text's end.
+    const tail = Buffer.alloc(DENSITY_WINDOWS * DENSITY_WINDOW_BYTES * 4, 0x78);
+    for (let w = 0; w < DENSITY_WINDOWS; w++) tail[Math.min(tail.length - 1, w * Math.floor((tail.length - DENSITY_WINDOW_BYTES) / (DENSITY_WINDOWS - 1)) + DENSITY_WINDOW_BYTES - 1)] = 0xc3;
+    expect(denseInNonAscii(tail)).toBe(true);
   });
 
   it('takes the decoded path where an escape makes a character of 0x80 or more, or a key needs decoding; mends a __proto__ member', () => {

@@ -12,16 +12,32 @@
 //     whole text gives (invalid sequences included: U+FFFD for each, as Buffer#toString does);
 //   - a character of 0x80 or more in a Latin-1 parse came from a raw byte, unless an escape
 //     (\u0080 and up) made it: a text with such an escape is decoded first, as before.
-// Also decoded first, as before: a text dense in non-ASCII bytes (DENSE_SHARE), and one with a key
-// that needs decoding (rare: a non-ASCII property name).
+// Also decoded first, as before: a text dense in non-ASCII bytes (DENSITY_WINDOWS), and one with a
+// key that needs decoding (rare: a non-ASCII property name).
 // See docs/decisions/lean-25-utf8-json.md.
 import { isAscii } from 'node:buffer';
 
 /**
- * From this share of non-ASCII bytes the text is decoded first. Measured in the engine: a
- * Claude Code-shaped request (2.5 %) gains, a conversation in accents and CJK (17 %) loses.
+ * A text is dense in non-ASCII bytes, and decoded first, when more than half of these windows,
+ * spread evenly over it, hold one: the share of the text that the Latin-1 parse would decode again
+ * anyway, estimated without reading it all. Measured in the engine: a Claude Code-shaped request
+ * (its tool results ASCII) gains; a conversation in accents and CJK (a non-ASCII byte every few
+ * dozen) and a request that is only Claude Code's prompt and tools do not.
  */
-export const DENSE_SHARE = 1 / 16;
+export const DENSITY_WINDOWS = 16;
+export const DENSITY_WINDOW_BYTES = 256;
+
+/** Whether most of the sampled windows of `buf` hold a non-ASCII byte (see DENSITY_WINDOWS). */
+export function denseInNonAscii(buf: Buffer): boolean {
+  if (buf.length <= DENSITY_WINDOWS * DENSITY_WINDOW_BYTES) return !isAscii(buf);
+  const step = Math.floor((buf.length - DENSITY_WINDOW_BYTES) / (DENSITY_WINDOWS - 1));
+  let wide = 0;
+  for (let w = 0; w < DENSITY_WINDOWS; w++) {
+    const at = w * step;
+    if (!isAscii(buf.subarray(at, at + DENSITY_WINDOW_BYTES))) wide++;
+  }
+  return wide * 2 > DENSITY_WINDOWS;
+}
 
 /** Nesting this deep is left to the plain path (whose caller refuses it): the walk stays bounded. */
 const WALK_MAX_DEPTH = 256;
@@ -29,12 +45,11 @@ const WALK_MAX_DEPTH = 256;
 /** The JSON value of the UTF-8 bytes `buf` (throws JSON.parse's SyntaxError, worded as for the decoded text). */
 export function parseUtf8Json(buf: Buffer): unknown {
   if (isAscii(buf)) return JSON.parse(buf.toString('latin1'));
+  // A text dense in non-ASCII bytes gains nothing (nearly every string would be decoded again):
+  // decode it first, before making its Latin-1 copy.
+  if (denseInNonAscii(buf)) return JSON.parse(buf.toString('utf8'));
   const text = buf.toString('latin1');
-  // Each byte of 0x80 or more takes two in the Latin-1 text's UTF-8 form: their count, cheaply.
-  // A text dense in them (CJK, accented prose) gains nothing, as nearly every string would be
-  // decoded again: decode it first.
-  const wide = Buffer.byteLength(text, 'utf8') - text.length;
-  if (wide > text.length * DENSE_SHARE || hasWideEscape(text)) return JSON.parse(buf.toString('utf8'));
+  if (hasWideEscape(text)) return JSON.parse(buf.toString('utf8'));
   let value: unknown;
   try {
     value = JSON.parse(text);
