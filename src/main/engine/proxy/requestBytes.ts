@@ -1,6 +1,6 @@
 // A request body's bytes as the proxy keeps them: one buffer, or a large body's socket chunks left
 // unjoined. Joining an agent-sized body costs a second copy of it outside V8's heap, which V8
-// counts toward its next full collection (docs/decisions/lean-25-body-chunks.md); the chunks are
+// counts toward its next full collection (docs/decisions/lean-25-agent-bodies.md); the chunks are
 // kept anyway until the request ends, so the join was the only copy that could go. These helpers
 // read the chunks as one sequence of bytes: length, one contiguous view, and slices.
 

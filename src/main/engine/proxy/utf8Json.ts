@@ -14,7 +14,7 @@
 //     (\u0080 and up) made it: a text with such an escape is decoded first, as before.
 // Also decoded first, as before: a text dense in non-ASCII bytes (DENSITY_WINDOWS), and one with a
 // key that needs decoding (rare: a non-ASCII property name).
-// See docs/decisions/lean-25-utf8-json.md.
+// See docs/decisions/lean-25-agent-bodies.md.
 import { isAscii } from 'node:buffer';
 
 /**
