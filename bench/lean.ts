@@ -20,7 +20,8 @@
 // /tmp/switchyard-lean-bench.json) and, as one JSON object, to stdout's last line.
 // After the memory figures, beyond the issue's table: agent-sized bodies (LEAN_LARGE_KIB, 100 KiB;
 // 0 leaves them out), a chat conversation and a Claude Code-shaped request on the native Anthropic
-// path, through the same four, at c=1 and 32.
+// path, through the same four, at c=1 and 32; and that request streamed, as Claude Code sends it
+// (direct, bare hop and Switchyard: the flat reference does not stream).
 // Quick run: LEAN_ROUNDS=1 LEAN_SECONDS=2 LEAN_AFTER_SECONDS=5 npx tsx bench/lean.ts
 import autocannon from 'autocannon';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -36,6 +37,8 @@ const JSON_FILE = process.env.LEAN_JSON || '/tmp/switchyard-lean-bench.json';
 /** The agent-sized body of the extra table, in KiB (0: no extra table). */
 const LARGE_KIB = Math.round(envNumber('LEAN_LARGE_KIB', 100, 0));
 const CONCURRENCY = [1, 32] as const;
+/** Text deltas in the streamed agent row's answer. */
+const STREAM_EVENTS = 50;
 const SAMPLE_MS = 100;
 
 const TARGET = { ratio: { 1: 0.9, 32: 0.8 } as Record<number, number>, peakMiB: 150, afterMiB: 110, idleMiB: 80 };
@@ -232,6 +235,8 @@ async function main() {
     if (LARGE_KIB > 0) {
       const big = (model: string) => JSON.stringify({ model, messages: conversation(LARGE_KIB) });
       const agent = (model: string) => agentRequest(model, LARGE_KIB);
+      // As Claude Code sends it: streamed (the answer is STREAM_EVENTS text deltas in Anthropic's events).
+      const streamed = (model: string) => agentRequest(model, LARGE_KIB).replace('"max_tokens":1024', '"max_tokens":1024,"stream":true');
       for (const concurrency of CONCURRENCY) {
         const add = (key: string, url: string, path: string, body: string, headers: Record<string, string>) => large.push({ key: `${key} c=${concurrency}`, url, path, body, headers, concurrency });
         add('large direct', upstream.url, '/v1/chat/completions', big('bench-delay-0'), { authorization: 'Bearer upstream' });
@@ -242,6 +247,10 @@ async function main() {
         add('agent bare', bare.url, '/v1/messages', agent('bench-delay-0'), anthHeaders);
         add('agent switchyard', sy.proxyUrl, '/v1/messages', agent('anth/bench-delay-0'), { ...syAuth, ...anthHeaders });
         add('agent required', required.url, '/v1/messages', agent('anth/bench-delay-0'), { 'x-api-key': 'bench-client-key', ...anthHeaders });
+        // The flat reference reads the answer whole as JSON: it has no stream to compare.
+        add('stream direct', upstream.url, '/v1/messages', streamed(`bench-stream-${STREAM_EVENTS}`), { 'x-api-key': 'upstream', ...anthHeaders });
+        add('stream bare', bare.url, '/v1/messages', streamed(`bench-stream-${STREAM_EVENTS}`), anthHeaders);
+        add('stream switchyard', sy.proxyUrl, '/v1/messages', streamed(`anth/bench-stream-${STREAM_EVENTS}`), { ...syAuth, ...anthHeaders });
       }
       for (const c of large) await preflight(c);
       process.stderr.write(`  the ${LARGE_KIB} KiB tables: ${large.length} cells x ${ROUNDS} rounds of ${SECONDS} s\n`);
@@ -293,6 +302,7 @@ async function main() {
     const largeKinds = [
       { kind: 'large', path: `OpenAI chat, ${LARGE_KIB} KiB conversation` },
       { kind: 'agent', path: `Anthropic native, ${LARGE_KIB} KiB Claude Code-shaped` },
+      { kind: 'stream', path: `the same, streamed (${STREAM_EVENTS} text deltas)` },
     ];
     const largeBody = large.length
       ? largeKinds.flatMap(({ kind, path }) =>
@@ -309,9 +319,9 @@ async function main() {
               switchyardRps: rps(k('switchyard')),
               xBareHop: rps(k('switchyard')) / rps(k('bare')),
               xBareHopPerRound: perRound(k('switchyard'), k('bare')),
-              requiredWorkRps: rps(k('required')),
-              requiredWorkXBareHop: rps(k('required')) / rps(k('bare')),
-              errors: errors(k('direct')) + errors(k('bare')) + errors(k('switchyard')) + errors(k('required')),
+              requiredWorkRps: shots.has(k('required')) ? rps(k('required')) : null,
+              requiredWorkXBareHop: shots.has(k('required')) ? rps(k('required')) / rps(k('bare')) : null,
+              errors: errors(k('direct')) + errors(k('bare')) + errors(k('switchyard')) + (shots.has(k('required')) ? errors(k('required')) : 0),
             };
           }),
         )
@@ -380,7 +390,7 @@ async function main() {
       ...(largeBody.length
         ? [
             '',
-            `Beyond the issue's table, run after the memory figures: agent-sized bodies, the model rewritten (a conversation dense in accents and CJK, ${int(largeBody[0]!.bodyBytes)} bytes; a Claude Code-shaped request, ${int(largeBody.at(-1)!.bodyBytes)} bytes)`,
+            `Beyond the issue's table, run after the memory figures: agent-sized bodies, the model rewritten (a conversation dense in accents and CJK, ${int(largeBody[0]!.bodyBytes)} bytes; a Claude Code-shaped request, ${int(largeBody.at(-1)!.bodyBytes)} bytes, plain and streamed)`,
             table(
               ['path', 'conc', 'direct req/s', 'bare hop req/s', 'Switchyard req/s', 'x bare hop', 'per round', 'required work req/s', 'its x bare hop'],
               largeBody.map((t) => [
@@ -391,8 +401,8 @@ async function main() {
                 int(t.switchyardRps),
                 f(t.xBareHop),
                 spread(t.xBareHopPerRound),
-                int(t.requiredWorkRps),
-                f(t.requiredWorkXBareHop),
+                t.requiredWorkRps === null ? '—' : int(t.requiredWorkRps),
+                t.requiredWorkXBareHop === null ? '—' : f(t.requiredWorkXBareHop),
               ]),
             ),
             ...(largeBody.some((t) => t.errors > 0) ? [`ERRORS in the ${LARGE_KIB} KiB table (figures not valid): ${largeBody.map((t) => `${t.path} c=${t.concurrency} ${t.errors}`).join(', ')}`] : []),

@@ -7,7 +7,9 @@
 // it answers as Gemini does: bench-stream-<n> is n GenerateContentResponse chunks as SSE (CRLF
 // framed, as Google sends them), the last with finishReason STOP and usageMetadata.
 // On Anthropic's path (`/v1/messages`) a non-stream request gets an Anthropic Messages answer
-// (bench-delay-<ms> as above), so the bench can measure the native Anthropic path.
+// (bench-delay-<ms> as above), and bench-stream-<n> Anthropic's events (message_start, a text
+// block of n deltas, message_delta with the usage, message_stop), so the bench can measure the
+// native Anthropic path, as Claude Code uses it (it always streams).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -33,6 +35,17 @@ const message = JSON.stringify({
 
 const chunk = (i: number) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'bench', choices: [{ index: 0, delta: { content: `t${i} ` }, finish_reason: null }] })}\n\n`;
+
+/** Anthropic's stream of n text deltas, as its Messages API frames it (event and data lines). */
+const anthropicEvent = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const anthropicHead =
+  anthropicEvent('message_start', { message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'bench', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 5, output_tokens: 1 } } }) +
+  anthropicEvent('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+const anthropicDelta = (i: number) => anthropicEvent('content_block_delta', { index: 0, delta: { type: 'text_delta', text: `t${i} ` } });
+const anthropicTail = (n: number) =>
+  anthropicEvent('content_block_stop', { index: 0 }) +
+  anthropicEvent('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: n } }) +
+  anthropicEvent('message_stop', {});
 
 const geminiChunk = (i: number, last: boolean) =>
   `data: ${JSON.stringify({
@@ -94,10 +107,21 @@ const server = createServer((req, res) => {
       return;
     }
     const stream = /^bench-stream-(\d+)$/.exec(model);
+    const anthropic = (req.url ?? '').split('?')[0] === '/v1/messages';
     if (stream) {
       const n = Number(stream[1]);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       let i = 0;
+      if (anthropic) {
+        res.write(anthropicHead);
+        const writeEvents = () => {
+          while (i < n) {
+            if (!res.write(anthropicDelta(i++))) return void res.once('drain', writeEvents);
+          }
+          res.end(anthropicTail(n));
+        };
+        return void writeEvents();
+      }
       const write = () => {
         while (i < n) {
           if (!res.write(chunk(i++))) return void res.once('drain', write);
@@ -108,7 +132,7 @@ const server = createServer((req, res) => {
       return;
     }
     const delay = Number(/^bench-delay-(\d+)$/.exec(model)?.[1] ?? 0);
-    const json = (req.url ?? '').split('?')[0] === '/v1/messages' ? message : completion;
+    const json = anthropic ? message : completion;
     const answer = () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
       res.end(json);

@@ -9,6 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPLICE_IN_PARTS_MIN_BYTES } from '../../../src/main/engine/proxy/body';
+import { bodiesParsedAgain } from '../../../src/main/engine/proxy/parsedCall';
 import { startTestEngine, type TestEngine } from '../../support/harness';
 
 interface Seen {
@@ -37,6 +38,19 @@ const message = JSON.stringify({
   stop_sequence: null,
   usage: { input_tokens: 3, output_tokens: 1 },
 });
+
+/** The same answer as Anthropic streams it. */
+const messageEvents = [
+  ['message_start', { type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 0 } } }],
+  ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+  ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ser' } }],
+  ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ved' } }],
+  ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+  ['message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 1 } }],
+  ['message_stop', { type: 'message_stop' }],
+]
+  .map(([event, data]) => `event: ${event as string}\ndata: ${JSON.stringify(data)}\n\n`)
+  .join('');
 
 /**
  * A request shaped as Claude Code sends one: model first, a system prompt and tool descriptions
@@ -88,11 +102,16 @@ describe('large request bodies with a rewritten model', () => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const key = String(req.headers.authorization ?? req.headers['x-api-key'] ?? '').replace(/^Bearer /, '');
         seen.push({ key, contentLength: req.headers['content-length'], transferEncoding: req.headers['transfer-encoding'], body: Buffer.concat(chunks) });
         if (failKeys.has(key)) {
           res.writeHead(500, { 'content-type': 'application/json' });
           res.end('{"error":{"message":"boom","type":"server_error"}}');
+          return;
+        }
+        if (req.url === '/v1/messages' && (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { stream?: boolean }).stream === true) {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(messageEvents);
           return;
         }
         const answer = req.url === '/v1/messages' ? message : completion;
@@ -108,6 +127,7 @@ describe('large request bodies with a rewritten model', () => {
     await t.addConnection({ name: 'Beta', kind: 'openai-compatible', provider: 'beta', baseUrl, secret: 'sk-beta-upstream-bbbb', models: ['model-y'] });
     await t.addConnection({ name: 'Gamma', kind: 'anthropic', provider: 'gamma', baseUrl: `http://127.0.0.1:${port}`, secret: 'sk-ant-gamma-upstream-cccc', models: ['claude-x'] });
     await t.api.createCombo({ name: 'pool', strategy: 'priority', targets: [{ provider: 'alpha', model: 'model-x' }, { provider: 'beta', model: 'model-y' }] });
+    await t.api.createCombo({ name: 'claude-then-chat', strategy: 'priority', targets: [{ provider: 'gamma', model: 'claude-x' }, { provider: 'alpha', model: 'model-x' }] });
   });
   afterAll(async () => {
     await t.stop();
@@ -227,5 +247,42 @@ describe('large request bodies with a rewritten model', () => {
     const sent = JSON.parse(seen.at(-1)!.body.toString('utf8')) as { model: string; tools: { input_schema: { properties: Record<string, unknown> } }[] };
     expect(sent.model).toBe('claude-x');
     expect(sent.tools[0]!.input_schema.properties.model).toEqual({ type: 'string', enum: ['sonnet', 'opus', 'haiku'] });
+  });
+  // A large native request lets go of its parsed body after routing (proxy/parsedCall.ts): its
+  // attempt reads only the top-level model, and a late reader gets the bytes parsed again.
+  it('a large native request, plain or streamed, is sent without parsing its body a second time', async () => {
+    const anthropic = new Anthropic({ baseURL: t.proxyUrl, apiKey: t.clientKey, maxRetries: 0 });
+    const before = bodiesParsedAgain();
+    const m = await anthropic.messages.create(claudeCodeShaped('gamma/claude-x', 60) as unknown as Anthropic.MessageCreateParamsNonStreaming);
+    expect(m.content[0]).toMatchObject({ type: 'text', text: 'served' });
+    const stream = await anthropic.messages.create({ ...claudeCodeShaped('gamma/claude-x', 60), stream: true } as unknown as Anthropic.MessageCreateParamsStreaming);
+    let text = '';
+    for await (const e of stream) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+    expect(text).toBe('served');
+    expect(bodiesParsedAgain()).toBe(before);
+  });
+
+  it('a large native request that fails over to a translated target is translated from its bytes, parsed again once', async () => {
+    seen.length = 0;
+    failKeys.add('sk-ant-gamma-upstream-cccc');
+    try {
+      const body = claudeCodeShaped('claude-then-chat', 60);
+      const before = bodiesParsedAgain();
+      const anthropic = new Anthropic({ baseURL: t.proxyUrl, apiKey: t.clientKey, maxRetries: 0 });
+      const m = await anthropic.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming);
+      expect(m.content[0]).toMatchObject({ type: 'text', text: 'served' });
+      expect(seen.some((s) => s.key === 'sk-ant-gamma-upstream-cccc')).toBe(true);
+      const chat = seen.at(-1)!;
+      expect(chat.key).toBe('sk-alpha-upstream-aaaa');
+      const sent = JSON.parse(chat.body.toString('utf8')) as { model: string; messages: unknown[]; tools: { function: { name: string } }[] };
+      expect(sent.model).toBe('model-x');
+      // The system prompt, then every turn of the conversation, tool calls and results included.
+      expect(sent.messages.length).toBeGreaterThan((body.messages as unknown[]).length);
+      expect(sent.tools.map((x) => x.function.name)).toEqual(['Task', 'Read']);
+      expect(JSON.stringify(sent)).toContain('You are Claude Code 🤖 — an agent');
+      expect(bodiesParsedAgain()).toBe(before + 1);
+    } finally {
+      failKeys.clear();
+    }
   });
 });

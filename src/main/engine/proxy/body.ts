@@ -94,18 +94,20 @@ export const CHUNKED_MIN_BYTES = SPLICE_IN_PARTS_MIN_BYTES;
  * re-serialisation): a body of SPLICE_IN_PARTS_MIN_BYTES or more as parts that point into the
  * original (the bytes before the value, the new value, the bytes after), a smaller one as one
  * buffer. Otherwise (a repeated or escaped key) the parsed object is serialised again.
+ * `asked`: the top-level model the parse saw; `parsed`: the whole parsed body, read only to
+ * re-serialise (a call that let go of it parses it again then: parsedCall.ts).
  */
-export function rewriteModel(body: RequestBytes, parsed: Record<string, unknown>, model: string): UpstreamBody {
+export function rewriteModel(body: RequestBytes, asked: unknown, model: string, parsed: () => Record<string, unknown>): UpstreamBody {
   const view = contiguousView(body);
   const spans = topLevelValueSpans(view, MODEL_KEY);
   if (spans?.length === 1) {
     const [start, end] = spans[0]!;
-    if (sameString(view.subarray(start, end), parsed.model)) {
+    if (sameString(view.subarray(start, end), asked)) {
       const parts = [...partsOf(body, 0, start), Buffer.from(JSON.stringify(model)), ...partsOf(body, end)];
       return view.length >= SPLICE_IN_PARTS_MIN_BYTES ? parts : Buffer.concat(parts);
     }
   }
-  return Buffer.from(JSON.stringify({ ...parsed, model }));
+  return Buffer.from(JSON.stringify({ ...parsed(), model }));
 }
 
 function sameString(raw: Buffer, expected: unknown): boolean {

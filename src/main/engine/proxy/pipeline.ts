@@ -44,7 +44,7 @@ import { wantsStream, type InboundCall } from './inbound';
 import { checkedModel } from './inboundChecks';
 import { RequestRecord } from './requestRecord';
 import { SameTargetRetries } from './sameTargetRetry';
-import { refusalFor } from './translation';
+import { letGoOfParsedBody, refusalFor } from './translation';
 import { afterProbe } from './probeWait';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 import { ToolLimits } from '../routing/toolLimits';
@@ -151,6 +151,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
   const request = new RequestSignal(call.res);
   const walk = newWalk(deps.combos?.catalog ?? plainCatalog, call, plan.order, deps.toolLimits ?? new ToolLimits());
   walk.retries = sameTargetRetries(deps, call, plan);
+  letGoOfParsedBody(call, plan.order[0]);
   try {
     for (;;) {
       const step = await walkTargets(deps, call, plan, request, record, walk);

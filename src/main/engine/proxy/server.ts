@@ -14,6 +14,7 @@ import { parseJsonObject, readRequestBody } from './body';
 import { errorBody, ProxyError, sendProxyError } from './errors';
 import { inForeground } from './foreground';
 import type { InboundCall } from './inbound';
+import { ParsedCall } from './parsedCall';
 import { geminiModelsResponse, modelsResponse } from './models';
 import { geminiCall } from '../codecs/geminiRequest';
 import { runPipeline, type PipelineDeps } from './pipeline';
@@ -217,7 +218,7 @@ export class ProxyServer {
       const body = await readRequestBody(req, d.settings.values['proxy.maxBodyBytes']);
       const json = parseJsonObject(body);
       // Fields spelled out (not `...route`): a spread makes V8 build the call object the slow way.
-      const call: InboundCall = {
+      const call = new ParsedCall({
         protocol: route.protocol,
         endpoint: route.endpoint,
         wire: route.wire,
@@ -229,7 +230,7 @@ export class ProxyServer {
         clientKeyId: key.id,
         body,
         json,
-      };
+      });
       if (gemini) call.gemini = gemini;
       inForeground(call, d.log);
       await runPipeline(d, call);

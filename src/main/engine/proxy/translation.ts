@@ -18,9 +18,11 @@ import type { ApiShape } from '../streams/shape';
 import { toTransportError, type UpstreamBody } from '../upstream/client';
 import type { UpstreamEndpoint } from '../upstream/headers';
 import type { AttemptOutcome, Dispatch, ReadyResponse, RelayableResponse } from './attempt';
-import { rewriteModel } from './body';
+import { CHUNKED_MIN_BYTES, rewriteModel } from './body';
 import type { BodyReader } from './bodyReader';
 import { wantsStream, type InboundCall } from './inbound';
+import { ParsedCall, topLevelOf } from './parsedCall';
+import { byteLengthOf } from './requestBytes';
 import { streamPolicyFor } from './streamPolicy';
 import { TranslatedJson } from './translatedBody';
 import { UpstreamStream } from './upstreamStream';
@@ -106,6 +108,19 @@ export function refusalFor(call: InboundCall, target: Target): Refusal | null {
   return { kind: 'untranslatable', error: p, skip: { reason: 'untranslatable', until: null, detail: `${p.field}: ${p.message}` } };
 }
 
+/**
+ * After routing: a large request whose first target takes it natively lets go of its parsed body
+ * (parsedCall.ts). Its attempt sends the client's bytes and reads only the top-level model; a
+ * translated first target would read the whole body at once, and a small body costs the collector
+ * nothing worth a second parse.
+ */
+export function letGoOfParsedBody(call: InboundCall, first: Target | undefined): void {
+  if (!(call instanceof ParsedCall) || first === undefined || call.gemini) return;
+  if (call.protocol !== 'anthropic-messages' && call.protocol !== 'openai-chat' && call.protocol !== 'openai-responses') return;
+  if (byteLengthOf(call.body) < CHUNKED_MIN_BYTES || codecOf(call, first) !== null) return;
+  call.letGo();
+}
+
 /** The upstream body and endpoint of an attempt: the inbound bytes (model rewritten if needed), or the translation. */
 export function upstreamRequestOf(call: InboundCall, target: Target): { body: UpstreamBody; endpoint: UpstreamEndpoint; translated: boolean } {
   const codec = codecOf(call, target);
@@ -114,7 +129,8 @@ export function upstreamRequestOf(call: InboundCall, target: Target): { body: Up
     if (!(p instanceof CodecError)) return { body: p.body, endpoint: p.endpoint, translated: true };
   }
   // A Gemini body names no model (its URL does: upstream/headers.ts).
-  const body = call.gemini || target.model === call.json.model ? call.body : rewriteModel(call.body, call.json, target.model);
+  const asked = call.gemini ? null : topLevelOf(call, 'model');
+  const body = call.gemini || target.model === asked ? call.body : rewriteModel(call.body, asked, target.model, () => call.json);
   return { body, endpoint: call.endpoint, translated: false };
 }
 
