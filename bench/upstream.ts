@@ -111,22 +111,14 @@ const server = createServer((req, res) => {
     if (stream) {
       const n = Number(stream[1]);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const frame = anthropic ? anthropicDelta : chunk;
+      if (anthropic) res.write(anthropicHead);
       let i = 0;
-      if (anthropic) {
-        res.write(anthropicHead);
-        const writeEvents = () => {
-          while (i < n) {
-            if (!res.write(anthropicDelta(i++))) return void res.once('drain', writeEvents);
-          }
-          res.end(anthropicTail(n));
-        };
-        return void writeEvents();
-      }
       const write = () => {
         while (i < n) {
-          if (!res.write(chunk(i++))) return void res.once('drain', write);
+          if (!res.write(frame(i++))) return void res.once('drain', write);
         }
-        res.end('data: [DONE]\n\n');
+        res.end(anthropic ? anthropicTail(n) : 'data: [DONE]\n\n');
       };
       write();
       return;

@@ -16,19 +16,7 @@ import type { GeminiRoute, InboundCall } from './inbound';
 import type { RequestBytes } from './requestBytes';
 
 /** The call's fields as the server reads them (the parsed body included). */
-export interface CallFields {
-  protocol: InboundProtocol;
-  endpoint: UpstreamEndpoint;
-  wire: WireProtocol;
-  req: IncomingMessage;
-  res: ServerResponse;
-  requestId: string;
-  startedAt: number;
-  startMono: number;
-  clientKeyId: string | null;
-  body: RequestBytes;
-  json: Record<string, unknown>;
-}
+export type CallFields = Omit<InboundCall, 'gemini'>;
 
 type Scalar = string | number | boolean | null;
 
@@ -90,7 +78,8 @@ export class ParsedCall implements InboundCall {
 
   /** Lets go of the parsed body (kept: its top-level scalars); false when it is pinned. */
   letGo(): boolean {
-    if (this.pinned || this.tree === null) return !this.pinned;
+    if (this.pinned) return false;
+    if (this.tree === null) return true;
     const scalars = new Map<string, Scalar>();
     const nested = new Set<string>();
     const t = this.tree;
