@@ -21,7 +21,9 @@
 // After the memory figures, beyond the issue's table: agent-sized bodies (LEAN_LARGE_KIB, 100 KiB;
 // 0 leaves them out), a chat conversation and a Claude Code-shaped request on the native Anthropic
 // path, through the same four, at c=1 and 32; and that request streamed, as Claude Code sends it
-// (direct, bare hop and Switchyard: the flat reference does not stream).
+// (direct, bare hop and Switchyard: the flat reference does not stream). The memory figures are
+// taken again under them (peak, and LEAN_AFTER_SECONDS after), against the same targets: agents'
+// bodies are what a user's Switchyard carries.
 // Quick run: LEAN_ROUNDS=1 LEAN_SECONDS=2 LEAN_AFTER_SECONDS=5 npx tsx bench/lean.ts
 import autocannon from 'autocannon';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -232,6 +234,8 @@ async function main() {
     // bodies, as coding agents send (tens to hundreds of KiB): a chat conversation dense in
     // non-ASCII text, and a request shaped as Claude Code's on the native Anthropic path.
     const large: Cell[] = [];
+    type Pair = { switchyard: number; bare: number };
+    let agentMemory: { peak: Pair; endOfLoad: Pair; after: Pair } | null = null;
     if (LARGE_KIB > 0) {
       const big = (model: string) => JSON.stringify({ model, messages: conversation(LARGE_KIB) });
       const agent = (model: string) => agentRequest(model, LARGE_KIB);
@@ -253,10 +257,22 @@ async function main() {
         add('stream switchyard', sy.proxyUrl, '/v1/messages', streamed(`anth/bench-stream-${STREAM_EVENTS}`), { ...syAuth, ...anthHeaders });
       }
       for (const c of large) await preflight(c);
-      process.stderr.write(`  the ${LARGE_KIB} KiB tables: ${large.length} cells x ${ROUNDS} rounds of ${SECONDS} s\n`);
+      process.stderr.write(`  the ${LARGE_KIB} KiB tables: ${large.length} cells x ${ROUNDS} rounds of ${SECONDS} s, then ${AFTER_SECONDS} s idle\n`);
       for (const c of large) shots.set(c.key, []);
+      // The same memory figures under agents' bodies, which is what a user's Switchyard carries.
+      const agentPeakReset = resetPeak(sy.pid) && resetPeak(bare.pid);
+      const agentSamples = sampler({ switchyard: sy.pid, bare: bare.pid });
       if (WARMUP_SECONDS > 0) for (const c of large) await shoot(c, WARMUP_SECONDS);
       for (let round = 0; round < ROUNDS; round++) for (const c of round % 2 ? [...large].reverse() : large) shots.get(c.key)!.push(await shoot(c, SECONDS));
+      const agentSampled = agentSamples.stop();
+      const agentHwm = { switchyard: treeMemory(sy.pid).hwmMiB, bare: treeMemory(bare.pid).hwmMiB };
+      const agentEnd = { switchyard: treeMemory(sy.pid).rssMiB, bare: treeMemory(bare.pid).rssMiB };
+      await new Promise((r) => setTimeout(r, AFTER_SECONDS * 1000));
+      agentMemory = {
+        peak: { switchyard: Math.max(agentSampled.switchyard!, agentPeakReset ? agentHwm.switchyard : 0), bare: Math.max(agentSampled.bare!, agentPeakReset ? agentHwm.bare : 0) },
+        endOfLoad: agentEnd,
+        after: { switchyard: treeMemory(sy.pid).rssMiB, bare: treeMemory(bare.pid).rssMiB },
+      };
     }
 
     // ---- figures ----
@@ -346,6 +362,8 @@ async function main() {
         afterMiB: after.bare.rssMiB,
         processes: after.bare.pids.length,
       },
+      // Under the agent-sized tables (null when they are left out): peak, end of load, AFTER_SECONDS after.
+      agentLoad: agentMemory,
     };
 
     // ---- print ----
@@ -376,6 +394,12 @@ async function main() {
         memRow(`idle ${SETTLE_SECONDS} s after start`, s.idleMiB, b.idleMiB, TARGET.idleMiB),
         memRow('peak during the load', s.peakMiB, b.peakMiB, TARGET.peakMiB),
         memRow(`${AFTER_SECONDS} s after the load`, s.afterMiB, b.afterMiB, TARGET.afterMiB),
+        ...(agentMemory
+          ? [
+              memRow(`peak, ${LARGE_KIB} KiB tables`, agentMemory.peak.switchyard, agentMemory.peak.bare, TARGET.peakMiB),
+              memRow(`${AFTER_SECONDS} s after them`, agentMemory.after.switchyard, agentMemory.after.bare, TARGET.afterMiB),
+            ]
+          : []),
       ],
     );
     const errs = throughput.filter((t) => t.errors.direct + t.errors.bareHop + t.errors.switchyard + t.errors.requiredWork > 0);
@@ -413,7 +437,8 @@ async function main() {
       mem,
       `peak: the highest of the ${SAMPLE_MS} ms samples (Switchyard ${f(s.peakSampledMiB, 1)}, bare hop ${f(b.peakSampledMiB, 1)})` +
         (peakReset ? ` and VmHWM, reset before the load (Switchyard ${f(s.peakHwmMiB ?? NaN, 1)}, bare hop ${f(b.peakHwmMiB ?? NaN, 1)})` : '; VmHWM could not be reset, so it is left out') +
-        `; right at the end of the load: Switchyard ${f(s.endOfLoadMiB, 1)}, bare hop ${f(b.endOfLoadMiB, 1)}`,
+        `; right at the end of the load: Switchyard ${f(s.endOfLoadMiB, 1)}, bare hop ${f(b.endOfLoadMiB, 1)}` +
+        (agentMemory ? `; at the end of the ${LARGE_KIB} KiB tables: Switchyard ${f(agentMemory.endOfLoad.switchyard, 1)}, bare hop ${f(agentMemory.endOfLoad.bare, 1)}` : ''),
       `figures as JSON: ${JSON_FILE}`,
       '',
     ].join('\n');
