@@ -125,6 +125,26 @@ function sampler(pids: Record<string, number>) {
   };
 }
 
+type Trees = { switchyard: number; bare: number };
+
+/**
+ * The memory figures of one load: VmHWM reset before it, the RSS sampled during it, the RSS right
+ * at its end and AFTER_SECONDS after it, for each tree.
+ */
+async function memoryWindow(pids: Trees, load: () => Promise<void>) {
+  const peakReset = resetPeak(pids.switchyard) && resetPeak(pids.bare);
+  const samples = sampler(pids);
+  await load();
+  const sampled = samples.stop();
+  const hwm = { switchyard: treeMemory(pids.switchyard).hwmMiB, bare: treeMemory(pids.bare).hwmMiB };
+  const peak = { switchyard: Math.max(sampled.switchyard!, peakReset ? hwm.switchyard : 0), bare: Math.max(sampled.bare!, peakReset ? hwm.bare : 0) };
+  const endOfLoad = { switchyard: treeMemory(pids.switchyard), bare: treeMemory(pids.bare) };
+  if (AFTER_SECONDS > 0) process.stderr.write(`  waiting ${AFTER_SECONDS} s after the load\n`);
+  await new Promise((r) => setTimeout(r, AFTER_SECONDS * 1000));
+  const after = { switchyard: treeMemory(pids.switchyard), bare: treeMemory(pids.bare) };
+  return { peakReset, sampled, hwm, peak, endOfLoad, after };
+}
+
 // ---- load ----
 
 interface Cell {
@@ -211,31 +231,24 @@ async function main() {
     // Idle: after start and setup, once the start-up work has settled.
     await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
     const idle = { switchyard: treeMemory(sy.pid), bare: treeMemory(bare.pid) };
-    const peakReset = resetPeak(sy.pid) && resetPeak(bare.pid);
+    const trees = { switchyard: sy.pid, bare: bare.pid };
 
     const total = cells.length * (ROUNDS * SECONDS + WARMUP_SECONDS) + AFTER_SECONDS;
     process.stderr.write(`lean bench: ${cells.length} cells x ${ROUNDS} rounds of ${SECONDS} s (+${WARMUP_SECONDS} s warm-up each), then ${AFTER_SECONDS} s idle: about ${Math.ceil(total / 60)} min\n`);
-    const samples = sampler({ switchyard: sy.pid, bare: bare.pid });
-    if (WARMUP_SECONDS > 0) for (const c of cells) await shoot(c, WARMUP_SECONDS);
     const shots = new Map<string, Shot[]>(cells.map((c) => [c.key, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const c of round % 2 ? [...cells].reverse() : cells) shots.get(c.key)!.push(await shoot(c, SECONDS));
-      process.stderr.write(`  round ${round + 1}/${ROUNDS} done\n`);
-    }
-    const sampled = samples.stop();
-    const hwm = { switchyard: treeMemory(sy.pid).hwmMiB, bare: treeMemory(bare.pid).hwmMiB };
-    const endOfLoad = { switchyard: treeMemory(sy.pid), bare: treeMemory(bare.pid) };
-
-    if (AFTER_SECONDS > 0) process.stderr.write(`  waiting ${AFTER_SECONDS} s after the load\n`);
-    await new Promise((r) => setTimeout(r, AFTER_SECONDS * 1000));
-    const after = { switchyard: treeMemory(sy.pid), bare: treeMemory(bare.pid) };
+    const { peakReset, sampled, hwm, peak, endOfLoad, after } = await memoryWindow(trees, async () => {
+      if (WARMUP_SECONDS > 0) for (const c of cells) await shoot(c, WARMUP_SECONDS);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const c of round % 2 ? [...cells].reverse() : cells) shots.get(c.key)!.push(await shoot(c, SECONDS));
+        process.stderr.write(`  round ${round + 1}/${ROUNDS} done\n`);
+      }
+    });
 
     // Beyond the issue's table, after the memory figures (which it must not move): agent-sized
     // bodies, as coding agents send (tens to hundreds of KiB): a chat conversation dense in
     // non-ASCII text, and a request shaped as Claude Code's on the native Anthropic path.
     const large: Cell[] = [];
-    type Pair = { switchyard: number; bare: number };
-    let agentMemory: { peak: Pair; endOfLoad: Pair; after: Pair } | null = null;
+    let agentMemory: { peak: Trees; endOfLoad: Trees; after: Trees } | null = null;
     if (LARGE_KIB > 0) {
       const big = (model: string) => JSON.stringify({ model, messages: conversation(LARGE_KIB) });
       const agent = (model: string) => agentRequest(model, LARGE_KIB);
@@ -260,19 +273,12 @@ async function main() {
       process.stderr.write(`  the ${LARGE_KIB} KiB tables: ${large.length} cells x ${ROUNDS} rounds of ${SECONDS} s, then ${AFTER_SECONDS} s idle\n`);
       for (const c of large) shots.set(c.key, []);
       // The same memory figures under agents' bodies, which is what a user's Switchyard carries.
-      const agentPeakReset = resetPeak(sy.pid) && resetPeak(bare.pid);
-      const agentSamples = sampler({ switchyard: sy.pid, bare: bare.pid });
-      if (WARMUP_SECONDS > 0) for (const c of large) await shoot(c, WARMUP_SECONDS);
-      for (let round = 0; round < ROUNDS; round++) for (const c of round % 2 ? [...large].reverse() : large) shots.get(c.key)!.push(await shoot(c, SECONDS));
-      const agentSampled = agentSamples.stop();
-      const agentHwm = { switchyard: treeMemory(sy.pid).hwmMiB, bare: treeMemory(bare.pid).hwmMiB };
-      const agentEnd = { switchyard: treeMemory(sy.pid).rssMiB, bare: treeMemory(bare.pid).rssMiB };
-      await new Promise((r) => setTimeout(r, AFTER_SECONDS * 1000));
-      agentMemory = {
-        peak: { switchyard: Math.max(agentSampled.switchyard!, agentPeakReset ? agentHwm.switchyard : 0), bare: Math.max(agentSampled.bare!, agentPeakReset ? agentHwm.bare : 0) },
-        endOfLoad: agentEnd,
-        after: { switchyard: treeMemory(sy.pid).rssMiB, bare: treeMemory(bare.pid).rssMiB },
-      };
+      const m = await memoryWindow(trees, async () => {
+        if (WARMUP_SECONDS > 0) for (const c of large) await shoot(c, WARMUP_SECONDS);
+        for (let round = 0; round < ROUNDS; round++) for (const c of round % 2 ? [...large].reverse() : large) shots.get(c.key)!.push(await shoot(c, SECONDS));
+      });
+      const rss = (w: { switchyard: { rssMiB: number }; bare: { rssMiB: number } }) => ({ switchyard: w.switchyard.rssMiB, bare: w.bare.rssMiB });
+      agentMemory = { peak: m.peak, endOfLoad: rss(m.endOfLoad), after: rss(m.after) };
     }
 
     // ---- figures ----
@@ -342,7 +348,6 @@ async function main() {
           }),
         )
       : [];
-    const peak = { switchyard: Math.max(sampled.switchyard!, peakReset ? hwm.switchyard : 0), bare: Math.max(sampled.bare!, peakReset ? hwm.bare : 0) };
     const memory = {
       switchyard: {
         idleMiB: idle.switchyard.rssMiB,
