@@ -61,6 +61,13 @@ describe('findJargon', () => {
     expect(words('Data folder switchyard-e2e-oPgJbiQx')).toEqual(['oPgJbiQx']);
   });
 
+  it('lets through a masked key’s random tail, and still catches a code after a truncated text', () => {
+    expect(words('Key for the snippets Default (sk-sy-…Y3_C) Worker (sk-sy-…16MH)')).toEqual([]);
+    expect(words('ANTHROPIC_AUTH_TOKEN="sk-sy-…-A_B" and sk-ant-…ab_cd')).toEqual([]);
+    expect(words('the last request failed… RATE_LIMIT_EXCEEDED')).toEqual(['RATE_LIMIT_EXCEEDED']);
+    expect(words('sk-sy-…Y3_C RATE_LIMIT_EXCEEDED')).toEqual(['RATE_LIMIT_EXCEEDED']);
+  });
+
   it('reports a field name in parentheses once, not also as a bare field name', () => {
     expect(findJargon('(autoLimitReset)')).toHaveLength(1);
   });
