@@ -27,7 +27,8 @@ import { TeamIdentity } from './team/identity';
 import { TeamSettings } from './team/teamSettings';
 import { ConfigShare } from './team/configShare';
 import { createTeamMode } from './team/teamMode';
-import { IdleTrim, fullGc } from './memory/idleTrim';
+import { IdleTrim, fullGc, minorGc } from './memory/idleTrim';
+import { YoungNudge } from './memory/youngNudge';
 import { mallocTrim } from './memory/mallocTrim';
 import { WorkerLogWriter } from './logs/logWriter';
 import { RequestLog } from './logs/requestLog';
@@ -400,6 +401,7 @@ export async function createEngine(o: EngineOptions) {
     clientKeys,
     startedAt,
     exposure: o.exposure,
+    youngNudge: new YoungNudge(minorGc()),
     // Outermost first. The quota-header tracker and the combo router's last-known-good memory see
     // each attempt's final outcome; the Claude interceptor must see what any in-attempt retry
     // returns (R-CLA-14), so the optional extra interceptors sit inside it.

@@ -285,4 +285,51 @@ describe('large request bodies with a rewritten model', () => {
       failKeys.clear();
     }
   });
+
+  // A large Messages, Chat or Responses body is read as its top level only (proxy/jsonSkeleton.ts):
+  // every byte checked as JSON, the body itself never built for a native attempt.
+  it('a large body that is not JSON is refused 400 invalid_json, as a small one is, and nothing goes upstream', async () => {
+    const before = seen.length;
+    const filler = 'x'.repeat(SPLICE_IN_PARTS_MIN_BYTES + 1024);
+    const cases = [
+      ['{"model":"alpha/model-x","messages":[{"role":"user","content":"hi"},]}', `{"model":"alpha/model-x","pad":"${filler}","messages":[{"role":"user","content":"hi"},]}`],
+      // A raw tab inside a string.
+      ['{"model":"alpha/model-x","messages":[{"role":"user","content":"a\tb"}]}', `{"model":"alpha/model-x","pad":"${filler}","messages":[{"role":"user","content":"a\tb"}]}`],
+    ];
+    for (const [small, large] of cases) {
+      const answers = [];
+      for (const body of [small!, large!]) {
+        const res = await fetch(`${t.proxyUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${t.clientKey}` }, body });
+        answers.push({ status: res.status, error: ((await res.json()) as { error: { code: string; message: string } }).error });
+      }
+      expect(answers[1]!.status).toBe(400);
+      expect(answers[1]!.error.code).toBe('invalid_json');
+      expect(answers[0]!.status).toBe(400);
+      expect(answers[0]!.error.code).toBe('invalid_json');
+      expect(answers[1]!.error.message).toMatch(/^request body is not valid JSON: /);
+    }
+    expect(seen.length).toBe(before);
+  });
+
+  it('a large body naming its top-level model twice goes upstream with the model JSON.parse reads, re-serialised', async () => {
+    const messages = conversation(24);
+    const raw = `{"model":"beta/model-y","messages":${JSON.stringify(messages)},"model":"alpha/model-x"}`;
+    const res = await fetch(`${t.proxyUrl}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${t.clientKey}` }, body: raw });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const last = seen.at(-1)!;
+    expect(last.key).toBe('sk-alpha-upstream-aaaa');
+    expect(JSON.parse(last.body.toString('utf8'))).toEqual({ model: 'model-x', messages });
+  });
+
+  it('a large Claude Code request names its session from metadata.user_id without building its body', async () => {
+    const session = '1b2c3d4e-0000-4000-8000-00000000abcd';
+    const body = { ...claudeCodeShaped('gamma/claude-x', 40), metadata: { user_id: `user_${'ab'.repeat(32)}_account__session_${session}` } };
+    const before = bodiesParsedAgain();
+    const anthropic = new Anthropic({ baseURL: t.proxyUrl, apiKey: t.clientKey, maxRetries: 0 });
+    await anthropic.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming);
+    expect(bodiesParsedAgain()).toBe(before);
+    const entry = (await t.api.listLogs({ limit: 1 })).entries[0]!;
+    expect(entry.affinity).toMatchObject({ source: 'metadata.user_id', session });
+  });
 });

@@ -1,7 +1,8 @@
 // Memory given back after a burst (issue 25): one trim once traffic has stopped, never while it
 // flows, never after a handful of requests, once per burst; stop() cancels the pending look.
 import { describe, expect, it } from 'vitest';
-import { IDLE_TRIM_MIN_REQUESTS, IDLE_TRIM_MS, IdleTrim, SECOND_COLLECTION_MS, STARTUP_TRIM_MS, fullGc } from '../../../src/main/engine/memory/idleTrim';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+import { IDLE_TRIM_MIN_REQUESTS, IDLE_TRIM_MS, IdleTrim, SECOND_COLLECTION_MS, STARTUP_TRIM_MS, fullGc, minorGc } from '../../../src/main/engine/memory/idleTrim';
 import { FakeClock } from '../../support/fakeClock';
 
 function rig() {
@@ -127,6 +128,24 @@ describe('fullGc', () => {
         resolve();
       }),
     );
+  });
+});
+
+describe('minorGc', () => {
+  it('runs a young collection, not a full one', async () => {
+    const minor = minorGc();
+    expect(typeof minor).toBe('function');
+    const kinds: number[] = [];
+    const obs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) kinds.push((e as unknown as { detail: { kind: number } }).detail.kind);
+    });
+    obs.observe({ entryTypes: ['gc'] });
+    minor!();
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    obs.disconnect();
+    expect(kinds).toContain(constants.NODE_PERFORMANCE_GC_MINOR);
+    expect(kinds).not.toContain(constants.NODE_PERFORMANCE_GC_MAJOR);
   });
 });
 

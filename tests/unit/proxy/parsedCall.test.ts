@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseJsonObject } from '../../../src/main/engine/proxy/body';
+import { ProxyError } from '../../../src/main/engine/proxy/errors';
 import { bodiesParsedAgain, ParsedCall, topLevelOf } from '../../../src/main/engine/proxy/parsedCall';
 import type { RequestBytes } from '../../../src/main/engine/proxy/requestBytes';
 
@@ -89,6 +90,110 @@ describe('a call that lets go of its parsed body (parsedCall.ts)', () => {
         const call = callOf(raw);
         call.letGo();
         for (const k of [...Object.keys(first), 'not-a-member']) expect(call.topLevel(k)).toEqual(first[k]);
+        expect(call.json).toEqual(first);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('a call read as its top level (ParsedCall.fromBytes, jsonSkeleton.ts)', () => {
+  const fieldsOf = (body: RequestBytes) => ({
+    protocol: 'anthropic-messages' as const,
+    endpoint: 'messages' as const,
+    wire: 'anthropic' as const,
+    req: {} as IncomingMessage,
+    res: {} as ServerResponse,
+    requestId: 'r2',
+    startedAt: 0,
+    startMono: 0,
+    clientKeyId: null,
+    body,
+  });
+  const errorOf = (f: () => unknown): unknown => {
+    try {
+      f();
+    } catch (e) {
+      return e;
+    }
+    return null;
+  };
+
+  it('reads the top level without building the body: scalars, small members, array lengths, the model span', () => {
+    const raw = agentBody();
+    const before = bodiesParsedAgain();
+    const call = ParsedCall.fromBytes(fieldsOf(raw));
+    expect(call.topLevel('model')).toBe('anth/claude-x');
+    expect(call.topLevel('stream')).toBe(true);
+    expect(call.topLevel('temperature')).toBeNull();
+    expect(call.topLevel('metadata')).toEqual({ user_id: 'user_1' });
+    expect(call.topLevel('absent')).toBeUndefined();
+    expect(call.arrayLength('tools')).toBe(1);
+    expect(call.arrayLength('messages')).toBe(1);
+    expect(call.arrayLength('metadata')).toBe(0);
+    expect(call.arrayLength('absent')).toBe(0);
+    const span = call.valueSpan('model')!;
+    expect(raw.toString('utf8', span.start, span.end)).toBe('"anth/claude-x"');
+    expect(call.letGo()).toBe(true);
+    expect(bodiesParsedAgain()).toBe(before);
+    // The whole body, once, when asked.
+    expect(call.json).toEqual(JSON.parse(raw.toString()));
+    expect(call.json.tools).toEqual([{ name: 'Task', input_schema: { properties: { model: { type: 'string' } } } }]);
+    expect(bodiesParsedAgain()).toBe(before + 1);
+  });
+
+  it('large members stay bytes until asked, then the body is parsed once', () => {
+    const raw = Buffer.from(JSON.stringify({ model: 'm', system: 'x'.repeat(5000), messages: [{ role: 'user', content: 'y'.repeat(5000) }] }));
+    const call = ParsedCall.fromBytes(fieldsOf(raw));
+    const before = bodiesParsedAgain();
+    expect(call.arrayLength('messages')).toBe(1);
+    expect(bodiesParsedAgain()).toBe(before);
+    expect(call.topLevel('system')).toBe('x'.repeat(5000));
+    expect(bodiesParsedAgain()).toBe(before + 1);
+    expect(call.topLevel('messages')).toEqual([{ role: 'user', content: 'y'.repeat(5000) }]);
+    expect(bodiesParsedAgain()).toBe(before + 1);
+  });
+
+  it('a body kept as socket chunks, a character cut between two of them', () => {
+    const raw = agentBody();
+    const cut = raw.indexOf(Buffer.from('🤖')) + 2;
+    const call = ParsedCall.fromBytes(fieldsOf([raw.subarray(0, cut), raw.subarray(cut)]));
+    expect(call.topLevel('model')).toBe('anth/claude-x');
+    expect(call.json).toEqual(JSON.parse(raw.toString()));
+  });
+
+  it('a body the scan does not settle is parsed whole, with the same answers and the same errors as before', () => {
+    const dup = Buffer.from('{"model":"a","messages":[],"model":"b"}');
+    const call = ParsedCall.fromBytes(fieldsOf(dup));
+    expect(call.topLevel('model')).toBe('b');
+    expect(call.valueSpan('model')).toBeNull();
+    for (const bad of ['', '{"model":"a",}', '[1]', '{"a":"tab\there"}', `{"d":${'['.repeat(200)}${']'.repeat(200)}}`]) {
+      const e = errorOf(() => ParsedCall.fromBytes(fieldsOf(Buffer.from(bad))));
+      expect(e).toBeInstanceOf(ProxyError);
+      expect(e).toEqual(errorOf(() => parseJsonObject(Buffer.from(bad))));
+      expect((e as ProxyError).code).toBe('invalid_json');
+    }
+  });
+
+  it('an assigned body is pinned: no span into the old bytes, the new value read', () => {
+    const call = ParsedCall.fromBytes(fieldsOf(agentBody()));
+    const { stream: _s, ...rest } = call.json;
+    call.json = rest;
+    expect(call.valueSpan('model')).toBeNull();
+    expect(call.topLevel('stream')).toBeUndefined();
+    expect(call.letGo()).toBe(false);
+  });
+
+  it('any object: every top-level member, array length and the whole body read as JSON.parse gives them', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 8 }), (obj) => {
+        const raw = Buffer.from(JSON.stringify(obj));
+        const first = JSON.parse(raw.toString()) as Record<string, unknown>;
+        const call = ParsedCall.fromBytes(fieldsOf(raw));
+        for (const k of [...Object.keys(first), 'not-a-member']) {
+          expect(call.arrayLength(k)).toBe(Array.isArray(first[k]) ? (first[k] as unknown[]).length : 0);
+          expect(call.topLevel(k)).toEqual(first[k]);
+        }
         expect(call.json).toEqual(first);
       }),
       { numRuns: 200 },

@@ -37,9 +37,11 @@ describe('tool-limit refusals', () => {
   });
 
   it('counts tools and legacy functions', () => {
-    expect(toolCountOf({})).toBe(0);
-    expect(toolCountOf(tools(3))).toBe(3);
-    expect(toolCountOf({ functions: [{}, {}], tools: [{}] })).toBe(3);
+    expect(toolCountOf({ json: {} })).toBe(0);
+    expect(toolCountOf({ json: tools(3) })).toBe(3);
+    expect(toolCountOf({ json: { functions: [{}, {}], tools: [{}] } })).toBe(3);
+    // A call that reads the lengths without its body (proxy/parsedCall.ts) is asked for them.
+    expect(toolCountOf({ json: {}, arrayLength: (k) => (k === 'tools' ? 7 : 1) })).toBe(8);
   });
 });
 
@@ -49,16 +51,16 @@ describe('tool-limit memory', () => {
   it('a refusal bars that provider and model for requests with more tools, on every key, until the memory lapses', () => {
     const memory = new ToolLimits();
     const openai = target('openai', 'gpt-x', 'key 1');
-    expect(new ToolFallback(tools(200), memory).note(openai, refusal, 0)).toBe(true);
+    expect(new ToolFallback(toolCountOf({ json: tools(200) }), memory).note(openai, refusal, 0)).toBe(true);
 
-    const later = new ToolFallback(tools(150), memory);
+    const later = new ToolFallback(toolCountOf({ json: tools(150) }), memory);
     expect(later.bar(target('openai', 'gpt-x', 'key 2'), 60_000)).toMatch(/gpt-x on openai takes at most 128 tools \(learnt from a refusal 1 min ago\); this request has 150/);
     expect(later.bar(target('openai', 'GPT-X', 'key 3'), 60_000)).not.toBeNull();
     // Another model, another provider, or a request within the limit: not barred.
     expect(later.bar(target('openai', 'gpt-y'), 60_000)).toBeNull();
     expect(later.bar(target('anthropic', 'gpt-x'), 60_000)).toBeNull();
-    expect(new ToolFallback(tools(128), memory).bar(openai, 60_000)).toBeNull();
-    expect(new ToolFallback({ model: 'm' }, memory).bar(openai, 60_000)).toBeNull();
+    expect(new ToolFallback(toolCountOf({ json: tools(128) }), memory).bar(openai, 60_000)).toBeNull();
+    expect(new ToolFallback(toolCountOf({ json: { model: 'm' } }), memory).bar(openai, 60_000)).toBeNull();
     // After the memory's lifetime, the model may be tried again.
     expect(later.bar(openai, LIMIT_MEMORY_MS)).toBeNull();
   });
@@ -66,9 +68,9 @@ describe('tool-limit memory', () => {
   it('with no number in the refusal, the limit is one less than the tools sent; a request without tools learns nothing', () => {
     const memory = new ToolLimits();
     const t = target('gemini', 'g-1');
-    expect(new ToolFallback(tools(40), memory).note(t, failure(400, 'too many function declarations'), 0)).toBe(true);
+    expect(new ToolFallback(toolCountOf({ json: tools(40) }), memory).note(t, failure(400, 'too many function declarations'), 0)).toBe(true);
     expect(memory.limitFor(t, 0)).toEqual({ limit: 39, at: 0 });
-    expect(new ToolFallback({ model: 'm' }, memory).note(target('x', 'y'), refusal, 0)).toBe(false);
+    expect(new ToolFallback(toolCountOf({ json: { model: 'm' } }), memory).note(target('x', 'y'), refusal, 0)).toBe(false);
     expect(memory.limitFor(target('x', 'y'), 0)).toBeNull();
   });
 });

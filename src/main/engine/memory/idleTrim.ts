@@ -47,6 +47,12 @@ export function fullGc(): (() => void) | null {
   return gcFn;
 }
 
+/** A young-generation collection (V8's `gc({ type: 'minor' })`), or null as for fullGc. */
+export function minorGc(): (() => void) | null {
+  const gc = fullGc() as ((options?: { type: 'minor' | 'major' }) => void) | null;
+  return gc ? () => gc({ type: 'minor' }) : null;
+}
+
 export interface IdleTrimDeps {
   clock: Clock;
   /** This thread's full collection (fullGc()); null: only `others` run. */

@@ -5,6 +5,7 @@ import type { UpstreamBody } from '../upstream/client';
 import { jsonTooDeep, PROXY_JSON_MAX_DEPTH } from '../../../shared/jsonBounds';
 import { ProxyError } from './errors';
 import { topLevelValueSpans } from './jsonScan';
+import type { MemberSpan } from './jsonSkeleton';
 import { byteLengthOf, contiguousView, partsOf, type RequestBytes } from './requestBytes';
 import { parseUtf8Json } from './utf8Json';
 
@@ -95,11 +96,19 @@ export const CHUNKED_MIN_BYTES = SPLICE_IN_PARTS_MIN_BYTES;
  * original (the bytes before the value, the new value, the bytes after), a smaller one as one
  * buffer. Otherwise (a repeated or escaped key) the parsed object is serialised again.
  * `asked`: the top-level model the parse saw; `parsed`: the whole parsed body, read only to
- * re-serialise (a call that let go of it parses it again then: parsedCall.ts).
+ * re-serialise (a call that let go of it parses it again then: parsedCall.ts); `known`: the model
+ * value's span when the call's skeleton found it.
  */
-export function rewriteModel(body: RequestBytes, asked: unknown, model: string, parsed: () => Record<string, unknown>): UpstreamBody {
+export function rewriteModel(
+  body: RequestBytes,
+  asked: unknown,
+  model: string,
+  parsed: () => Record<string, unknown>,
+  known: Pick<MemberSpan, 'start' | 'end'> | null = null,
+): UpstreamBody {
   const view = contiguousView(body);
-  const spans = topLevelValueSpans(view, MODEL_KEY);
+  // A skeleton's span (proxy/jsonSkeleton.ts: a key written once, plainly) needs no second walk.
+  const spans = known ? [[known.start, known.end] as const] : topLevelValueSpans(view, MODEL_KEY);
   if (spans?.length === 1) {
     const [start, end] = spans[0]!;
     if (sameString(view.subarray(start, end), asked)) {

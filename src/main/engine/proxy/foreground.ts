@@ -6,13 +6,13 @@
 // the same HTTP answer, and a warning says so: a `Warning` response header on every answer to the
 // request and a warn log line. A client that checks the status sees `completed` at once.
 import type { Logger } from '../logger';
-import type { InboundCall } from './inbound';
+import { topLevelOf, type InboundCall } from './inbound';
 
 export const FOREGROUND_WARNING = '299 switchyard "background mode is not supported: the response was served in the foreground, in this answer"';
 
 /** Takes `background: true` out of a Responses request; the call is left as it is otherwise. */
 export function inForeground(call: InboundCall, log: Logger): void {
-  if (call.protocol !== 'openai-responses' || call.json.background === undefined) return;
+  if (call.protocol !== 'openai-responses' || topLevelOf(call, 'background') === undefined) return;
   const asked = call.json.background === true;
   const { background: _dropped, ...rest } = call.json;
   call.json = rest;

@@ -18,6 +18,10 @@ export interface InboundCall {
   /** The raw body: one buffer, or a large body's socket chunks (requestBytes.ts). */
   body: RequestBytes;
   json: Record<string, unknown>;
+  /** A top-level member of the body, read without building the body where the call can (parsedCall.ts). */
+  topLevel?(key: string): unknown;
+  /** The length of a top-level array member (0 when absent or not an array), likewise. */
+  arrayLength?(key: string): number;
   /** A Gemini route: the model and method its URL names (a Gemini body names neither). */
   gemini?: GeminiRoute;
 }
@@ -31,8 +35,36 @@ export interface GeminiRoute {
   sse: boolean;
 }
 
+type BodyReader = Pick<InboundCall, 'json' | 'topLevel' | 'arrayLength'>;
+
+/** A top-level member of the call's body, without building the body where the call can. */
+export const topLevelOf = (call: BodyReader, key: string): unknown => (call.topLevel ? call.topLevel(key) : call.json[key]);
+
+/** The length of a top-level array member of the call's body (0 when absent or not an array). */
+export function arrayLengthOf(call: BodyReader, key: string): number {
+  if (call.arrayLength) return call.arrayLength(key);
+  const v = call.json[key];
+  return Array.isArray(v) ? v.length : 0;
+}
+
+/**
+ * The request as routing sees it (routing/combos RequestShape): only a combo reads the body (its
+ * prompt key, its token estimate), so a large one is built only then. A class rather than an
+ * object literal with a getter, which would make a closure per request.
+ */
+export class CallShape {
+  constructor(
+    private readonly call: Pick<InboundCall, 'json'>,
+    readonly bodyBytes: number,
+  ) {}
+
+  get json(): Record<string, unknown> {
+    return this.call.json;
+  }
+}
+
 /** The model the client asked for: the URL's on a Gemini route, else the body's `model`. */
-export const requestedModel = (call: Pick<InboundCall, 'json' | 'gemini'>): unknown => (call.gemini ? call.gemini.model : call.json.model);
+export const requestedModel = (call: BodyReader & Pick<InboundCall, 'gemini'>): unknown => (call.gemini ? call.gemini.model : topLevelOf(call, 'model'));
 
 /** Whether the client asked for a stream: the Gemini method, else the body's `stream: true`. */
-export const wantsStream = (call: Pick<InboundCall, 'json' | 'gemini'>): boolean => (call.gemini ? call.gemini.stream : call.json.stream === true);
+export const wantsStream = (call: BodyReader & Pick<InboundCall, 'gemini'>): boolean => (call.gemini ? call.gemini.stream : topLevelOf(call, 'stream') === true);

@@ -8,7 +8,7 @@ import { ProxyError } from './errors';
 import { requestedModel, type InboundCall } from './inbound';
 
 /** The request's model id, or a typed 400. */
-export function checkedModel(call: Pick<InboundCall, 'json' | 'protocol' | 'gemini'>): string {
+export function checkedModel(call: Pick<InboundCall, 'json' | 'topLevel' | 'protocol' | 'gemini'>): string {
   const model = requestedModel(call);
   if (typeof model !== 'string' || model.trim() === '') {
     throw new ProxyError(400, 'missing_model', 'the request needs a "model" string', { param: 'model' });

@@ -1,30 +1,51 @@
-// The inbound call as the proxy server builds it, with a parsed body it can let go of. An
-// agent-sized request (a Claude Code or Codex turn: 40-110 KB) parses into a graph of thousands of
-// objects. Routing reads it (the model, the session's id, the tool count, a combo's prompt key),
-// then a native attempt sends the client's own bytes and reads only the top-level model. Kept for
-// the whole request, the graph outlives the young generation's collections: at c=32 it was copied
-// and promoted with every request in flight, and filled the old generation until a full collection
-// (docs/decisions/lean-25-released-body.md). So after routing, a large native request lets go of
-// it (`letGo`); the top-level scalars stay at hand (`topLevel`), and a late reader of `json` (a
-// failover to a translated target, a continuation, an error event) gets the body parsed again from
-// its bytes, which the call keeps anyway. Assigning `json` pins the new value: it is never let go.
+// The inbound call as the proxy server builds it, with a body it need not build. An agent-sized
+// request (a Claude Code or Codex turn: 40-110 KB, later in a session several hundred) parses into
+// a graph of thousands of objects and a copy of every string. Routing reads a handful of top-level
+// members (the model, the stream flag, the session's id, the tool count, a combo's prompt key),
+// then a native attempt sends the client's own bytes and reads only the top-level model.
+// - A large body is read as its top level only (`fromBytes`, proxy/jsonSkeleton.ts): every byte
+//   checked as JSON, the small members parsed, the large ones left as bytes
+//   (docs/decisions/lean-25-skeleton.md).
+// - A body parsed whole is let go of after routing when its first target is native (`letGo`,
+//   docs/decisions/lean-25-released-body.md): kept, the graph outlived the young generation.
+// Either way the members at hand are read through `topLevel` / `arrayLength`, and a reader of
+// `json` (a translation, a continuation, an error event, a combo's prompt key) gets the body parsed
+// from its bytes, which the call keeps anyway. Assigning `json` pins the new value: it is never let
+// go, and the bytes are no longer its source.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InboundProtocol, WireProtocol } from '../../../shared/model';
 import type { UpstreamEndpoint } from '../upstream/headers';
-import { parseJsonObject } from './body';
+import { CHUNKED_MIN_BYTES, parseJsonObject, PROXY_JSON_MAX_DEPTH } from './body';
 import type { GeminiRoute, InboundCall } from './inbound';
-import type { RequestBytes } from './requestBytes';
+import { scanSkeleton, type MemberSpan } from './jsonSkeleton';
+import { byteLengthOf, contiguousView, type RequestBytes } from './requestBytes';
+
+export { arrayLengthOf, topLevelOf } from './inbound';
 
 /** The call's fields as the server reads them (the parsed body included). */
-export type CallFields = Omit<InboundCall, 'gemini'>;
+export type CallFields = Omit<InboundCall, 'gemini' | 'topLevel' | 'arrayLength'>;
 
 type Scalar = string | number | boolean | null;
 
-let parsedAgain = 0;
+/**
+ * Whether a call's body may go unbuilt: read as its top level (`fromBytes`), or let go of after
+ * routing. Bodies of CHUNKED_MIN_BYTES or more on Messages, Chat and Responses; not a Gemini route
+ * (its URL names the model; its body is translated or read whole), not count_tokens.
+ */
+export function readsTopLevelOnly(protocol: InboundProtocol, gemini: GeminiRoute | undefined, body: RequestBytes): boolean {
+  if (gemini) return false;
+  if (protocol !== 'anthropic-messages' && protocol !== 'openai-chat' && protocol !== 'openai-responses') return false;
+  return byteLengthOf(body) >= CHUNKED_MIN_BYTES;
+}
 
-/** How many times a let-go body was parsed again, in this process (for tests and the bench). */
+let parsedLate = 0;
+
+/**
+ * How many times a call parsed its body from the bytes after it was built (a let-go body read again,
+ * or a skeleton's body read whole), in this process (for tests and the bench).
+ */
 export function bodiesParsedAgain(): number {
-  return parsedAgain;
+  return parsedLate;
 }
 
 export class ParsedCall implements InboundCall {
@@ -40,14 +61,17 @@ export class ParsedCall implements InboundCall {
   body: RequestBytes;
   gemini?: GeminiRoute;
   private tree: Record<string, unknown> | null;
-  /** The top-level members whose values are scalars, kept when the tree is let go. */
-  private scalars: Map<string, Scalar> | null = null;
-  /** The top-level members whose values are objects or arrays, when the tree is let go. */
-  private nested: Set<string> | null = null;
+  /** Without the tree: the top-level members at hand (scalars, and a skeleton's small members). */
+  private kept: Map<string, unknown> | null = null;
+  /** Without the tree: the other top-level members, with their length when an array (-1 otherwise). */
+  private rest: Map<string, number> | null = null;
+  /** A skeleton's members: where each value lies in the bytes (the model is spliced there). */
+  private spans: Map<string, MemberSpan> | null = null;
   /** `json` was assigned: the bytes may no longer be its source. */
   private pinned = false;
 
-  constructor(f: CallFields) {
+  /** `json` null: only through `fromBytes`, which sets the skeleton's members. */
+  constructor(f: Omit<CallFields, 'json'> & { json: Record<string, unknown> | null }) {
     // Fields spelled out (not a spread): V8 builds the object the fast way.
     this.protocol = f.protocol;
     this.endpoint = f.endpoint;
@@ -62,10 +86,26 @@ export class ParsedCall implements InboundCall {
     this.tree = f.json;
   }
 
+  /**
+   * A call whose body is read as its top level only (proxy/jsonSkeleton.ts), or parsed whole when
+   * the scan cannot settle it (then with parseJsonObject's errors: invalid JSON, too deep).
+   */
+  static fromBytes(f: Omit<CallFields, 'json'>): ParsedCall {
+    const sk = scanSkeleton(contiguousView(f.body), PROXY_JSON_MAX_DEPTH);
+    if (!sk) return new ParsedCall({ ...f, json: parseJsonObject(f.body) });
+    const call = new ParsedCall({ ...f, json: null });
+    const rest = new Map<string, number>();
+    for (const [k, m] of sk.members) if (!sk.values.has(k)) rest.set(k, m.length);
+    call.kept = sk.values;
+    call.rest = rest;
+    call.spans = sk.members;
+    return call;
+  }
+
   get json(): Record<string, unknown> {
     if (this.tree === null) {
-      parsedAgain++;
-      // The same bytes parsed before: they are valid, and parse to the same value.
+      parsedLate++;
+      // Bytes a parse or the skeleton's scan accepted: they parse, to the same top level.
       this.tree = parseJsonObject(this.body);
     }
     return this.tree;
@@ -80,29 +120,41 @@ export class ParsedCall implements InboundCall {
   letGo(): boolean {
     if (this.pinned) return false;
     if (this.tree === null) return true;
-    const scalars = new Map<string, Scalar>();
-    const nested = new Set<string>();
+    const kept = new Map<string, unknown>();
+    const rest = new Map<string, number>();
     const t = this.tree;
     for (const k in t) {
-      const v = t[k];
-      if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') scalars.set(k, v);
-      else nested.add(k);
+      const v = t[k] as unknown;
+      if (v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') kept.set(k, v as Scalar);
+      else rest.set(k, Array.isArray(v) ? v.length : -1);
     }
-    this.scalars = scalars;
-    this.nested = nested;
+    this.kept = kept;
+    this.rest = rest;
     this.tree = null;
     return true;
   }
 
-  /** A top-level member of the body, without parsing it again when it is a scalar (or absent). */
+  /** A top-level member of the body, without parsing it (again) when it is at hand (or absent). */
   topLevel(key: string): unknown {
     if (this.tree !== null) return this.tree[key];
-    if (this.scalars!.has(key)) return this.scalars!.get(key);
-    return this.nested!.has(key) ? this.json[key] : undefined;
+    if (this.kept!.has(key)) return this.kept!.get(key);
+    return this.rest!.has(key) ? this.json[key] : undefined;
   }
-}
 
-/** A top-level member of the call's body: from a let-go body's kept scalars where it can. */
-export function topLevelOf(call: InboundCall, key: string): unknown {
-  return call instanceof ParsedCall ? call.topLevel(key) : call.json[key];
+  /** The length of a top-level array member (0 when it is absent or not an array), without parsing it. */
+  arrayLength(key: string): number {
+    if (this.tree !== null) {
+      const v = this.tree[key];
+      return Array.isArray(v) ? v.length : 0;
+    }
+    const n = this.rest!.get(key);
+    if (n !== undefined) return Math.max(0, n);
+    const v = this.kept!.get(key);
+    return Array.isArray(v) ? v.length : 0;
+  }
+
+  /** Where a top-level member's value lies in the body's bytes, when a skeleton read them (else null). */
+  valueSpan(key: string): MemberSpan | null {
+    return this.pinned ? null : (this.spans?.get(key) ?? null);
+  }
 }

@@ -40,7 +40,7 @@ import {
 import { admit, passBarrier } from './admit';
 import { abandonContinuation, deliver, reopensEarly } from './delivery';
 import { ProxyError } from './errors';
-import { wantsStream, type InboundCall } from './inbound';
+import { CallShape, wantsStream, type InboundCall } from './inbound';
 import { checkedModel } from './inboundChecks';
 import { RequestRecord } from './requestRecord';
 import { SameTargetRetries } from './sameTargetRetry';
@@ -136,7 +136,7 @@ export async function runPipeline(deps: PipelineDeps, call: InboundCall): Promis
     },
     inboundShapeOf(call.protocol),
     model,
-    { json: call.json, bodyBytes: byteLengthOf(call.body) },
+    new CallShape(call, byteLengthOf(call.body)),
   );
   // An OPEN breaker's probe goes to the connection most likely healthy (reorders in place).
   deps.resilience.orderForProbe(plan.order, deps.clock.now());

@@ -10,7 +10,7 @@ import type { AttemptVerdict, UpstreamFailure } from '../resilience/port';
 import { ContextFallback } from '../routing/combos/contextLength';
 import type { ModelCatalog } from '../routing/combos/modelCatalog';
 import type { Target } from '../routing/target';
-import { ToolFallback, type ToolLimits } from '../routing/toolLimits';
+import { ToolFallback, toolCountOf, type ToolLimits } from '../routing/toolLimits';
 import type { InboundCall } from './inbound';
 import { NativeFallback } from './nativeFallback';
 
@@ -21,7 +21,7 @@ export class Refusals {
 
   constructor(catalog: ModelCatalog, call: InboundCall, order: readonly Target[], toolLimits: ToolLimits) {
     this.context = new ContextFallback(catalog);
-    this.tools = new ToolFallback(call.json, toolLimits);
+    this.tools = new ToolFallback(toolCountOf(call), toolLimits);
     this.native = new NativeFallback(call, order);
   }
 

@@ -14,7 +14,9 @@ import { parseJsonObject, readRequestBody } from './body';
 import { errorBody, ProxyError, sendProxyError } from './errors';
 import { inForeground } from './foreground';
 import type { InboundCall } from './inbound';
-import { ParsedCall } from './parsedCall';
+import { ParsedCall, readsTopLevelOnly } from './parsedCall';
+import { byteLengthOf } from './requestBytes';
+import type { YoungNudge } from '../memory/youngNudge';
 import { geminiModelsResponse, modelsResponse } from './models';
 import { geminiCall } from '../codecs/geminiRequest';
 import { runPipeline, type PipelineDeps } from './pipeline';
@@ -44,6 +46,8 @@ export interface ProxyServerDeps extends PipelineDeps {
   leases?: LeaseEndpoint;
   /** Where it listens and which host names it answers; default: loopback only. */
   exposure?: Exposure;
+  /** Large bodies' Buffers freed by a young collection when idle (memory/youngNudge.ts). */
+  youngNudge?: YoungNudge;
 }
 
 /** The lease lifecycle endpoint, on this port (also without the /api prefix). */
@@ -216,9 +220,8 @@ export class ProxyServer {
       if (!route) throw new ProxyError(404, 'not_found', `no such endpoint: ${req.method} ${path}`);
       if (req.method !== 'POST') throw new ProxyError(405, 'method_not_allowed', `use POST for ${path}`);
       const body = await readRequestBody(req, d.settings.values['proxy.maxBodyBytes']);
-      const json = parseJsonObject(body);
       // Fields spelled out (not `...route`): a spread makes V8 build the call object the slow way.
-      const call = new ParsedCall({
+      const fields = {
         protocol: route.protocol,
         endpoint: route.endpoint,
         wire: route.wire,
@@ -229,11 +232,25 @@ export class ProxyServer {
         startMono: d.clock.monotonic(),
         clientKeyId: key.id,
         body,
-        json,
-      });
-      if (gemini) call.gemini = gemini;
-      inForeground(call, d.log);
-      await runPipeline(d, call);
+        json: null as Record<string, unknown> | null,
+      };
+      // An agent-sized body is read as its top level (parsedCall.ts); any other is parsed whole.
+      const topLevelOnly = readsTopLevelOnly(route.protocol, gemini, body);
+      const nudge = d.youngNudge;
+      nudge?.start(topLevelOnly ? byteLengthOf(body) : 0);
+      try {
+        let call: ParsedCall;
+        if (topLevelOnly) call = ParsedCall.fromBytes(fields);
+        else {
+          fields.json = parseJsonObject(body);
+          call = new ParsedCall(fields);
+        }
+        if (gemini) call.gemini = gemini;
+        inForeground(call, d.log);
+        await runPipeline(d, call);
+      } finally {
+        nudge?.end();
+      }
     } catch (err) {
       // The socket is gone (client left, or it was too slow and got its 408): nobody to answer.
       if (res.destroyed) return;

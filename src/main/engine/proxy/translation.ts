@@ -18,11 +18,10 @@ import type { ApiShape } from '../streams/shape';
 import { toTransportError, type UpstreamBody } from '../upstream/client';
 import type { UpstreamEndpoint } from '../upstream/headers';
 import type { AttemptOutcome, Dispatch, ReadyResponse, RelayableResponse } from './attempt';
-import { CHUNKED_MIN_BYTES, rewriteModel } from './body';
+import { rewriteModel } from './body';
 import type { BodyReader } from './bodyReader';
 import { wantsStream, type InboundCall } from './inbound';
-import { ParsedCall, topLevelOf } from './parsedCall';
-import { byteLengthOf } from './requestBytes';
+import { ParsedCall, readsTopLevelOnly, topLevelOf } from './parsedCall';
 import { streamPolicyFor } from './streamPolicy';
 import { TranslatedJson } from './translatedBody';
 import { UpstreamStream } from './upstreamStream';
@@ -115,9 +114,8 @@ export function refusalFor(call: InboundCall, target: Target): Refusal | null {
  * nothing worth a second parse.
  */
 export function letGoOfParsedBody(call: InboundCall, first: Target | undefined): void {
-  if (!(call instanceof ParsedCall) || first === undefined || call.gemini) return;
-  if (call.protocol !== 'anthropic-messages' && call.protocol !== 'openai-chat' && call.protocol !== 'openai-responses') return;
-  if (byteLengthOf(call.body) < CHUNKED_MIN_BYTES || codecOf(call, first) !== null) return;
+  if (!(call instanceof ParsedCall) || first === undefined || !readsTopLevelOnly(call.protocol, call.gemini, call.body)) return;
+  if (codecOf(call, first) !== null) return;
   call.letGo();
 }
 
@@ -130,7 +128,8 @@ export function upstreamRequestOf(call: InboundCall, target: Target): { body: Up
   }
   // A Gemini body names no model (its URL does: upstream/headers.ts).
   const asked = call.gemini ? null : topLevelOf(call, 'model');
-  const body = call.gemini || target.model === asked ? call.body : rewriteModel(call.body, asked, target.model, () => call.json);
+  const span = call instanceof ParsedCall ? call.valueSpan('model') : null;
+  const body = call.gemini || target.model === asked ? call.body : rewriteModel(call.body, asked, target.model, () => call.json, span);
   return { body, endpoint: call.endpoint, translated: false };
 }
 

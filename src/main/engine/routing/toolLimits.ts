@@ -8,6 +8,7 @@
 //   model without a wasted call (a request with fewer tools still goes there);
 // - detection reads the 400/422 body in each provider's wording; the limit is the number the
 //   error names, else one less than the tools sent.
+import { arrayLengthOf, type InboundCall } from '../proxy/inbound';
 import type { UpstreamFailure } from '../resilience/port';
 import type { Target } from './target';
 
@@ -50,11 +51,9 @@ export function toolLimitError(f: UpstreamFailure): { limit: number | null } | n
   return { limit: null };
 }
 
-/** How many tools a request sends (Anthropic, Chat and Responses `tools`; Chat's legacy `functions`). */
-export function toolCountOf(json: Record<string, unknown>): number {
-  const tools = Array.isArray(json.tools) ? json.tools.length : 0;
-  const functions = Array.isArray(json.functions) ? json.functions.length : 0;
-  return tools + functions;
+/** How many tools a request sends (Anthropic, Chat and Responses `tools`; Chat's legacy `functions`), without building its body. */
+export function toolCountOf(call: Pick<InboundCall, 'json' | 'arrayLength'>): number {
+  return arrayLengthOf(call, 'tools') + arrayLengthOf(call, 'functions');
 }
 
 const keyOf = (t: Target) => `${t.conn.provider}|${t.model.toLowerCase()}`;
@@ -90,14 +89,11 @@ export class ToolLimits {
 
 /** One request's side of it: learn from a refusal, and bar the targets that would refuse it too. */
 export class ToolFallback {
-  private readonly count: number;
-
+  /** `count`: the request's tools (toolCountOf). */
   constructor(
-    json: Record<string, unknown>,
+    private readonly count: number,
     private readonly memory: ToolLimits,
-  ) {
-    this.count = toolCountOf(json);
-  }
+  ) {}
 
   /** Records a failure; true when it was a tool-count refusal (the walk may go on). */
   note(target: Target, failure: UpstreamFailure, now: number): boolean {

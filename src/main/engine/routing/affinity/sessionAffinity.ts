@@ -20,7 +20,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AffinityTrace } from '../../../../shared/model';
 import type { Clock } from '../../clock';
-import type { InboundCall } from '../../proxy/inbound';
+import { topLevelOf, type InboundCall } from '../../proxy/inbound';
 import type { Exclusion } from '../../resilience/port';
 import type { PinRecord, SessionPinsRepo } from '../../store/sessionPinsRepo';
 import type { RoutePlan } from '../plan';
@@ -140,7 +140,7 @@ export class SessionAffinity {
   route(call: InboundCall, plan: RoutePlan, now: number): AffinityTrace | null {
     const ttl = this.d.ttlMs();
     if (ttl <= 0) return null;
-    const session = sessionKeyOf(call.req.headers, call.json);
+    const session = sessionKeyOf(call.req.headers, (k) => topLevelOf(call, k));
     if (!session) return null;
     const scope = plan.combo?.id ?? '';
     const clientKeyId = call.clientKeyId ?? '';

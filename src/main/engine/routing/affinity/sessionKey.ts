@@ -79,22 +79,27 @@ export function geminiConversation(j: Record<string, unknown>): string | null {
   return `gem-${hash('sha256', opening.length > OPENING_MAX_CHARS ? opening.slice(0, OPENING_MAX_CHARS) : opening, 'hex').slice(0, 32)}`;
 }
 
+/** A top-level member of the request body (proxy/inbound.ts topLevelOf: a large body is not built for it). */
+export type BodyMember = (key: string) => unknown;
+
 /** Body sources in precedence order, after every header. */
-const BODY_SOURCES: readonly (readonly [SessionSource, (json: Record<string, unknown>) => string | null])[] = [
-  ['metadata.user_id', (j) => sessionFromUserId(objectAt(j.metadata)?.user_id)],
-  ['client_metadata.session_id', (j) => usable(objectAt(j.client_metadata)?.session_id)],
-  ['prompt_cache_key', (j) => usable(j.prompt_cache_key)],
-  ['metadata.sessionId', (j) => usable(objectAt(j.metadata)?.sessionId)],
-  ['gemini.conversation', geminiConversation],
+const BODY_SOURCES: readonly (readonly [SessionSource, (body: BodyMember) => string | null])[] = [
+  ['metadata.user_id', (b) => sessionFromUserId(objectAt(b('metadata'))?.user_id)],
+  ['client_metadata.session_id', (b) => usable(objectAt(b('client_metadata'))?.session_id)],
+  ['prompt_cache_key', (b) => usable(b('prompt_cache_key'))],
+  ['metadata.sessionId', (b) => usable(objectAt(b('metadata'))?.sessionId)],
+  ['gemini.conversation', (b) => (Array.isArray(b('contents')) ? geminiConversation({ contents: b('contents'), systemInstruction: b('systemInstruction') }) : null)],
 ];
 
-export function sessionKeyOf(headers: IncomingHttpHeaders, json: Record<string, unknown>): SessionKey | null {
+/** `body`: the request body's top-level members, or the body itself. */
+export function sessionKeyOf(headers: IncomingHttpHeaders, body: BodyMember | Record<string, unknown>): SessionKey | null {
   for (const [name, source] of SESSION_HEADERS) {
     const id = usable(headers[name]);
     if (id) return { id, source };
   }
+  const member: BodyMember = typeof body === 'function' ? body : (k) => body[k];
   for (const [source, read] of BODY_SOURCES) {
-    const id = read(json);
+    const id = read(member);
     if (id) return { id, source };
   }
   return null;

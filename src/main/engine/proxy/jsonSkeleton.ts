@@ -1,0 +1,332 @@
+// A large request body's top level, read without building the body.
+//
+// An agent's turn is 40-110 KB of JSON (later in a session, several hundred). Routing a native
+// request reads a handful of its top-level members (the model, the stream flag, a session id in
+// `metadata`, how many tools), and the attempt sends the client's own bytes. Parsing the whole
+// body only to find those built thousands of objects and, worse, copied every string of the body
+// into V8's young generation: at 100 KiB the parse and the collections it caused were a third of
+// the engine's thread (docs/decisions/lean-25-skeleton.md).
+//
+// `scanSkeleton` checks every byte against JSON's grammar instead, and keeps only the top level:
+// each member's key, the span of its value, and for an array its length. Small members are parsed
+// (from their own bytes); the large ones stay bytes until someone asks for them, and then the
+// whole body is parsed (proxy/parsedCall.ts).
+//
+// The rule that keeps this safe: a body it accepts is one JSON.parse accepts, with the same
+// top-level members. Anything it is not sure of answers null, and the caller parses the body as
+// before, which reports errors in its own words: invalid JSON, nesting deeper than the limit, a
+// key written twice (JSON.parse keeps the last), a key with an escape or a non-ASCII byte, more
+// than MAX_MEMBERS members.
+//
+// What it checks, on bytes (a UTF-8 text's syntax is ASCII; inside a string every byte of 0x80 or
+// more is allowed, as the decoder turns an invalid sequence into U+FFFD rather than failing):
+// whitespace (space, tab, LF, CR), objects and arrays with their commas and colons, strings (no
+// byte below 0x20; escapes \" \\ \/ \b \f \n \r \t and \u with four hex digits), numbers
+// (-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?), true, false, null, and nothing after the
+// top-level object but whitespace.
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+
+/** Members whose value takes fewer bytes than this are parsed at once; larger ones wait. */
+export const EAGER_MEMBER_MAX_BYTES = 1024;
+
+/**
+ * More top-level members than this and the body is parsed whole: each member parsed alone costs a
+ * call, and a request has a dozen or two (a body of 100,000 one-byte members would cost twenty
+ * times its parse).
+ */
+export const MAX_MEMBERS = 256;
+
+/** Bytes of a string looked at in JS before its closing quote is searched natively. */
+const SHORT_STRING = 32;
+
+/** The top level of a JSON object body. */
+export interface Skeleton {
+  /** Every member, in order: where its value lies, and its length when an array. */
+  members: Map<string, MemberSpan>;
+  /** The members parsed at once (their value took fewer than EAGER_MEMBER_MAX_BYTES). */
+  values: Map<string, unknown>;
+}
+
+export interface MemberSpan {
+  start: number;
+  end: number;
+  /** Elements, for an array; -1 for any other value. */
+  length: number;
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
+
+/** Escapes after a backslash, other than \u: " \ / b f n r t. */
+const SIMPLE_ESCAPE = new Uint8Array(128);
+for (const c of '"\\/bfnrt') SIMPLE_ESCAPE[c.charCodeAt(0)] = 1;
+
+/** Container kinds on the scanner's stack. */
+const IN_OBJECT = 1;
+const IN_ARRAY = 2;
+
+class Scanner {
+  /** The first backslash at or after some earlier position (n: none left). */
+  private backslash = -1;
+  private readonly stack: Uint8Array;
+
+  constructor(
+    private readonly b: Buffer,
+    private readonly n: number,
+    private readonly maxDepth: number,
+  ) {
+    this.stack = new Uint8Array(maxDepth + 1);
+  }
+
+  space(i: number): number {
+    const b = this.b;
+    while (i < this.n && isSpace(b[i]!)) i++;
+    return i;
+  }
+
+  /**
+   * Whether [from, to) holds a byte below 0x20 (not allowed in a string). Long ranges are read four
+   * bytes at a time through an aligned Int32Array over the same memory: a word holds such a byte
+   * exactly when (w - 0x20202020) & ~w & 0x80808080 is not zero.
+   */
+  private control(from: number, to: number): boolean {
+    const b = this.b;
+    let k = from;
+    if (to - from >= 16) {
+      const abs = b.byteOffset + k;
+      const lead = (4 - (abs & 3)) & 3;
+      for (const end = k + lead; k < end; k++) if (b[k]! < 0x20) return true;
+      const words = this.words();
+      let w = (b.byteOffset + k - this.wordsOffset) >> 2;
+      const wEnd = w + ((to - k) >> 2);
+      for (; w < wEnd; w++) {
+        const x = words[w]!;
+        if ((((x - 0x20202020) | 0) & ~x & 0x80808080) !== 0) return true;
+      }
+      k = to - ((to - k) & 3);
+    }
+    for (; k < to; k++) if (b[k]! < 0x20) return true;
+    return false;
+  }
+
+  private wordView: Int32Array | null = null;
+  /** The byte offset in the ArrayBuffer where the word view starts (4-aligned). */
+  private wordsOffset = 0;
+
+  private words(): Int32Array {
+    if (this.wordView) return this.wordView;
+    const b = this.b;
+    const start = (b.byteOffset + 3) & ~3;
+    const count = (b.byteOffset + this.n - start) >> 2;
+    this.wordsOffset = start;
+    this.wordView = new Int32Array(b.buffer, start, Math.max(0, count));
+    return this.wordView;
+  }
+
+  /** The offset past the string that opens at `at` (its bytes checked), or -1. */
+  string(at: number): number {
+    const b = this.b;
+    const n = this.n;
+    let i = at + 1;
+    let q = -1;
+    for (;;) {
+      // The next few bytes in JS: short strings (keys, enum values) and the text between two
+      // escapes (code with a \n every line) end there without a native call.
+      const lim = Math.min(n, i + SHORT_STRING);
+      for (; i < lim; i++) {
+        const c = b[i]!;
+        if (c === QUOTE) return i + 1;
+        if (c === BACKSLASH) break;
+        if (c < 0x20) return -1;
+      }
+      if (i >= n) return -1;
+      if (b[i] !== BACKSLASH) {
+        // A long run: the next quote natively, and the first backslash before it, if any.
+        if (q < i) {
+          q = b.indexOf(QUOTE, i);
+          if (q < 0) return -1;
+        }
+        if (this.backslash < i) {
+          const s = b.indexOf(BACKSLASH, i);
+          this.backslash = s < 0 ? n : s;
+        }
+        const s = this.backslash;
+        if (s >= q) return this.control(i, q) ? -1 : q + 1;
+        if (this.control(i, s)) return -1;
+        i = s;
+      }
+      // An escape at i.
+      const e = b[i + 1];
+      if (e === 0x75 /* u */) {
+        if (i + 5 >= n || !isHex(b[i + 2]!) || !isHex(b[i + 3]!) || !isHex(b[i + 4]!) || !isHex(b[i + 5]!)) return -1;
+        i += 6;
+      } else if (e !== undefined && e < 128 && SIMPLE_ESCAPE[e] === 1) {
+        i += 2;
+      } else {
+        return -1;
+      }
+    }
+  }
+
+  /** The offset past the number that starts at `at`, or -1. */
+  number(at: number): number {
+    const b = this.b;
+    let i = at;
+    if (b[i] === 0x2d /* - */) i++;
+    const first = b[i];
+    if (first === 0x30) i++;
+    else if (first !== undefined && first >= 0x31 && first <= 0x39) {
+      i++;
+      while (i < this.n && isDigit(b[i]!)) i++;
+    } else return -1;
+    if (b[i] === 0x2e /* . */) {
+      i++;
+      if (i >= this.n || !isDigit(b[i]!)) return -1;
+      while (i < this.n && isDigit(b[i]!)) i++;
+    }
+    if (b[i] === 0x65 || b[i] === 0x45 /* e E */) {
+      i++;
+      if (b[i] === 0x2b || b[i] === 0x2d) i++;
+      if (i >= this.n || !isDigit(b[i]!)) return -1;
+      while (i < this.n && isDigit(b[i]!)) i++;
+    }
+    return i;
+  }
+
+  private literal(at: number, word: string): number {
+    const b = this.b;
+    if (at + word.length > this.n) return -1;
+    for (let k = 0; k < word.length; k++) if (b[at + k] !== word.charCodeAt(k)) return -1;
+    return at + word.length;
+  }
+
+  /** A scalar at `at`: the offset past it, or -1 (also for a container's opening). */
+  private scalar(at: number, c: number): number {
+    if (c === QUOTE) return this.string(at);
+    if (c === 0x2d || isDigit(c)) return this.number(at);
+    if (c === 0x74) return this.literal(at, 'true');
+    if (c === 0x66) return this.literal(at, 'false');
+    if (c === 0x6e) return this.literal(at, 'null');
+    return -1;
+  }
+
+  /**
+   * The value at `at` (no leading space), nested at `depth` (the top-level object is 1): the
+   * offset past it, or -1. `this.elements` is then its length when it is an array.
+   */
+  elements = -1;
+  value(at: number, depth: number): number {
+    const b = this.b;
+    const n = this.n;
+    const c = b[at];
+    if (c === undefined) return -1;
+    this.elements = -1;
+    if (c !== LBRACE && c !== LBRACKET) return this.scalar(at, c);
+    // A container: walked without recursion, its own kind on a stack.
+    const stack = this.stack;
+    const base = depth;
+    let top = base + 1;
+    if (top > this.maxDepth) return -1;
+    stack[top] = c === LBRACE ? IN_OBJECT : IN_ARRAY;
+    let count = 0;
+    let i = this.space(at + 1);
+    // Empty container?
+    if (b[i] === (c === LBRACE ? RBRACE : RBRACKET)) {
+      if (c === LBRACKET) this.elements = 0;
+      return i + 1;
+    }
+    for (;;) {
+      // At a member (in an object: its key first) or an element.
+      if (stack[top] === IN_OBJECT) {
+        if (b[i] !== QUOTE) return -1;
+        i = this.string(i);
+        if (i < 0) return -1;
+        i = this.space(i);
+        if (b[i] !== COLON) return -1;
+        i = this.space(i + 1);
+      }
+      const v = b[i];
+      if (v === undefined) return -1;
+      if (v === LBRACE || v === LBRACKET) {
+        if (top === base + 1) count++;
+        top++;
+        if (top > this.maxDepth) return -1;
+        stack[top] = v === LBRACE ? IN_OBJECT : IN_ARRAY;
+        i = this.space(i + 1);
+        if (b[i] === (v === LBRACE ? RBRACE : RBRACKET)) {
+          top--;
+          i++;
+        } else continue;
+      } else {
+        if (top === base + 1) count++;
+        i = this.scalar(i, v);
+        if (i < 0) return -1;
+      }
+      // After a value: a comma, or the end of one or more containers.
+      for (;;) {
+        i = this.space(i);
+        const d = b[i];
+        if (d === COMMA) {
+          i = this.space(i + 1);
+          break;
+        }
+        if (d !== (stack[top] === IN_OBJECT ? RBRACE : RBRACKET)) return -1;
+        i++;
+        if (top === base + 1) {
+          if (c === LBRACKET) this.elements = count;
+          return i;
+        }
+        top--;
+      }
+      if (i >= n) return -1;
+    }
+  }
+}
+
+/**
+ * The top level of the JSON object in `b`, or null when `b` is not one or holds anything this does
+ * not settle (see the header): the caller then parses it whole. `maxDepth` is the deepest nesting
+ * of objects and arrays accepted, the top-level object being 1.
+ */
+export function scanSkeleton(b: Buffer, maxDepth: number): Skeleton | null {
+  const n = b.length;
+  const s = new Scanner(b, n, maxDepth);
+  let i = s.space(0);
+  if (b[i] !== LBRACE || maxDepth < 1) return null;
+  i = s.space(i + 1);
+  const members = new Map<string, MemberSpan>();
+  const values = new Map<string, unknown>();
+  if (b[i] === RBRACE) return s.space(i + 1) === n ? { members, values } : null;
+  for (;;) {
+    if (b[i] !== QUOTE) return null;
+    const keyEnd = s.string(i);
+    if (keyEnd < 0) return null;
+    // A plain key only: printable ASCII, no escape.
+    for (let k = i + 1; k < keyEnd - 1; k++) {
+      const c = b[k]!;
+      if (c === BACKSLASH || c > 0x7e) return null;
+    }
+    const key = b.toString('latin1', i + 1, keyEnd - 1);
+    if (members.has(key) || members.size >= MAX_MEMBERS) return null;
+    i = s.space(keyEnd);
+    if (b[i] !== COLON) return null;
+    const start = s.space(i + 1);
+    const end = s.value(start, 1);
+    if (end < 0) return null;
+    members.set(key, { start, end, length: s.elements });
+    if (end - start < EAGER_MEMBER_MAX_BYTES) values.set(key, JSON.parse(b.toString('utf8', start, end)));
+    i = s.space(end);
+    if (b[i] === RBRACE) return s.space(i + 1) === n ? { members, values } : null;
+    if (b[i] !== COMMA) return null;
+    i = s.space(i + 1);
+  }
+}
