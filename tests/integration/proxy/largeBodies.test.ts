@@ -332,4 +332,23 @@ describe('large request bodies with a rewritten model', () => {
     const entry = (await t.api.listLogs({ limit: 1 })).entries[0]!;
     expect(entry.affinity).toMatchObject({ source: 'metadata.user_id', session });
   });
+
+  it('a client whose large requests are translated at their first target has the next ones parsed at once, not scanned first', async () => {
+    const anthropic = new Anthropic({ baseURL: t.proxyUrl, apiKey: t.clientKey, maxRetries: 0 });
+    const send = (model: string) => anthropic.messages.create(claudeCodeShaped(model, 40) as unknown as Anthropic.MessageCreateParamsNonStreaming);
+    await send('gamma/claude-x'); // native: the next one is read as its top level
+    let before = bodiesParsedAgain();
+    await send('alpha/model-x'); // translated: read as its top level, then parsed for the translation
+    expect(bodiesParsedAgain()).toBe(before + 1);
+    before = bodiesParsedAgain();
+    await send('alpha/model-x'); // parsed at once: nothing parsed later
+    expect(bodiesParsedAgain()).toBe(before);
+    expect(JSON.parse(seen.at(-1)!.body.toString('utf8'))).toMatchObject({ model: 'model-x' });
+    await send('gamma/claude-x'); // native again: parsed at once this time, then let go
+    before = bodiesParsedAgain();
+    await send('gamma/claude-x');
+    expect(bodiesParsedAgain()).toBe(before);
+    await send('alpha/model-x'); // and back to reading the top level first
+    expect(bodiesParsedAgain()).toBe(before + 1);
+  });
 });

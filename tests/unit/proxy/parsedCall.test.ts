@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseJsonObject } from '../../../src/main/engine/proxy/body';
 import { ProxyError } from '../../../src/main/engine/proxy/errors';
-import { bodiesParsedAgain, ParsedCall, topLevelOf } from '../../../src/main/engine/proxy/parsedCall';
+import { BodyReads, bodiesParsedAgain, ParsedCall, topLevelOf } from '../../../src/main/engine/proxy/parsedCall';
 import type { RequestBytes } from '../../../src/main/engine/proxy/requestBytes';
 
 function callOf(body: RequestBytes): ParsedCall {
@@ -198,5 +198,28 @@ describe('a call read as its top level (ParsedCall.fromBytes, jsonSkeleton.ts)',
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('BodyReads: how the next large body of a client is read (parsedCall.ts)', () => {
+  it('as its top level, unless the same client and protocol last went to a translating first target', () => {
+    const reads = new BodyReads();
+    expect(reads.topLevel('anthropic-messages', 'k1')).toBe(true);
+    reads.routed('anthropic-messages', 'k1', true);
+    expect(reads.topLevel('anthropic-messages', 'k1')).toBe(false);
+    // Another client, another protocol: their own.
+    expect(reads.topLevel('anthropic-messages', 'k2')).toBe(true);
+    expect(reads.topLevel('openai-chat', 'k1')).toBe(true);
+    reads.routed('anthropic-messages', 'k1', false);
+    expect(reads.topLevel('anthropic-messages', 'k1')).toBe(true);
+  });
+
+  it('remembers a bounded number of clients', () => {
+    const reads = new BodyReads(3);
+    for (const k of ['a', 'b', 'c']) reads.routed('openai-chat', k, true);
+    expect(reads.topLevel('openai-chat', 'a')).toBe(false);
+    reads.routed('openai-chat', 'd', true); // full: starts over
+    expect(reads.topLevel('openai-chat', 'a')).toBe(true);
+    expect(reads.topLevel('openai-chat', 'd')).toBe(false);
   });
 });

@@ -38,6 +38,31 @@ export function readsTopLevelOnly(protocol: InboundProtocol, gemini: GeminiRoute
   return byteLengthOf(body) >= CHUNKED_MIN_BYTES;
 }
 
+/**
+ * How the server reads the next large body of a client key on a protocol, from what the last one
+ * met at its first target. A translating first target reads the whole body at once, so for it the
+ * scan would only add its cost (a translated Claude Code-sized request: −10 % req/s at c=32); a
+ * native one needs only the top level. A guess: a wrong one costs what the other way costs, never
+ * a different answer.
+ */
+export class BodyReads {
+  private readonly translated = new Map<string, boolean>();
+
+  constructor(private readonly maxKeys = 1024) {}
+
+  /** Whether to read the next large body of this client key and protocol as its top level. */
+  topLevel(protocol: InboundProtocol, clientKeyId: string | null): boolean {
+    return this.translated.get(`${protocol} ${clientKeyId ?? ''}`) !== true;
+  }
+
+  /** What a call's first target did with its large body: translated it, or took it natively. */
+  routed(protocol: InboundProtocol, clientKeyId: string | null, translated: boolean): void {
+    const k = `${protocol} ${clientKeyId ?? ''}`;
+    if (!this.translated.has(k) && this.translated.size >= this.maxKeys) this.translated.clear();
+    this.translated.set(k, translated);
+  }
+}
+
 let parsedLate = 0;
 
 /**
@@ -69,6 +94,8 @@ export class ParsedCall implements InboundCall {
   private spans: Map<string, MemberSpan> | null = null;
   /** `json` was assigned: the bytes may no longer be its source. */
   private pinned = false;
+  /** Told, after routing, whether the first target translates the body (BodyReads). */
+  onRouted: ((translated: boolean) => void) | null = null;
 
   /** `json` null: only through `fromBytes`, which sets the skeleton's members. */
   constructor(f: Omit<CallFields, 'json'> & { json: Record<string, unknown> | null }) {

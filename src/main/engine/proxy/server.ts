@@ -14,7 +14,7 @@ import { parseJsonObject, readRequestBody } from './body';
 import { errorBody, ProxyError, sendProxyError } from './errors';
 import { inForeground } from './foreground';
 import type { InboundCall } from './inbound';
-import { ParsedCall, readsTopLevelOnly } from './parsedCall';
+import { BodyReads, ParsedCall, readsTopLevelOnly } from './parsedCall';
 import { byteLengthOf } from './requestBytes';
 import type { YoungNudge } from '../memory/youngNudge';
 import { geminiModelsResponse, modelsResponse } from './models';
@@ -91,6 +91,7 @@ function requestIdFactory(): () => string {
 export class ProxyServer {
   private server: Server | null = null;
   private readonly nextRequestId = requestIdFactory();
+  private readonly bodyReads = new BodyReads();
   private readonly exposure: Exposure;
   private readonly hostAllowed: (host: string | undefined) => boolean;
   private readonly hostRefusal: string;
@@ -234,8 +235,11 @@ export class ProxyServer {
         body,
         json: null as Record<string, unknown> | null,
       };
-      // An agent-sized body is read as its top level (parsedCall.ts); any other is parsed whole.
-      const topLevelOnly = readsTopLevelOnly(route.protocol, gemini, body);
+      // An agent-sized body is read as its top level (parsedCall.ts), unless the client's last one
+      // was translated at its first target (BodyReads); any other is parsed whole.
+      const protocol = route.protocol;
+      const large = readsTopLevelOnly(protocol, gemini, body);
+      const topLevelOnly = large && this.bodyReads.topLevel(protocol, key.id);
       const nudge = d.youngNudge;
       nudge?.start(topLevelOnly ? byteLengthOf(body) : 0);
       try {
@@ -246,6 +250,7 @@ export class ProxyServer {
           call = new ParsedCall(fields);
         }
         if (gemini) call.gemini = gemini;
+        if (large) call.onRouted = (translated) => this.bodyReads.routed(protocol, key.id, translated);
         inForeground(call, d.log);
         await runPipeline(d, call);
       } finally {

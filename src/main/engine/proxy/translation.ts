@@ -111,12 +111,14 @@ export function refusalFor(call: InboundCall, target: Target): Refusal | null {
  * After routing: a large request whose first target takes it natively lets go of its parsed body
  * (parsedCall.ts). Its attempt sends the client's bytes and reads only the top-level model; a
  * translated first target would read the whole body at once, and a small body costs the collector
- * nothing worth a second parse.
+ * nothing worth a second parse. The call is told which it was (parsedCall.ts BodyReads: how the
+ * client's next large body is read).
  */
 export function letGoOfParsedBody(call: InboundCall, first: Target | undefined): void {
   if (!(call instanceof ParsedCall) || first === undefined || !readsTopLevelOnly(call.protocol, call.gemini, call.body)) return;
-  if (codecOf(call, first) !== null) return;
-  call.letGo();
+  const translated = codecOf(call, first) !== null;
+  call.onRouted?.(translated);
+  if (!translated) call.letGo();
 }
 
 /** The upstream body and endpoint of an attempt: the inbound bytes (model rewritten if needed), or the translation. */
