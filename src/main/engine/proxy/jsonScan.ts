@@ -8,12 +8,13 @@
 // long ones), a nested value by counting brackets outside strings. The text is valid JSON (it was
 // parsed first); anything unexpected answers null and the caller re-serialises.
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+/** JSON's whitespace: space, LF, CR, tab. */
+export const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Bytes looked at one at a time for a string's closing quote before it is searched natively. */
-const SHORT_STRING = 32;
+export const SHORT_STRING = 32;
 
 /**
  * The offset just past the closing quote of the string that opens at `at`, or -1. A quote closes

@@ -24,9 +24,8 @@
 // byte below 0x20; escapes \" \\ \/ \b \f \n \r \t and \u with four hex digits), numbers
 // (-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?), true, false, null, and nothing after the
 // top-level object but whitespace.
+import { BACKSLASH, isSpace, QUOTE, SHORT_STRING } from './jsonScan';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const LBRACE = 0x7b;
 const RBRACE = 0x7d;
 const LBRACKET = 0x5b;
@@ -44,9 +43,6 @@ export const EAGER_MEMBER_MAX_BYTES = 1024;
  */
 export const MAX_MEMBERS = 256;
 
-/** Bytes of a string looked at in JS before its closing quote is searched natively. */
-const SHORT_STRING = 32;
-
 /** The top level of a JSON object body. */
 export interface Skeleton {
   /** Every member, in order: where its value lies, and its length when an array. */
@@ -62,7 +58,6 @@ export interface MemberSpan {
   length: number;
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 
@@ -219,11 +214,13 @@ class Scanner {
     return -1;
   }
 
+  /** After `value`: the value's length when it is an array, else -1. */
+  elements = -1;
+
   /**
    * The value at `at` (no leading space), nested at `depth` (the top-level object is 1): the
    * offset past it, or -1. `this.elements` is then its length when it is an array.
    */
-  elements = -1;
   value(at: number, depth: number): number {
     const b = this.b;
     const n = this.n;
