@@ -21,14 +21,17 @@
 // After the memory figures, beyond the issue's table: agent-sized bodies (LEAN_LARGE_KIB, 100 KiB;
 // 0 leaves them out), a chat conversation and a Claude Code-shaped request on the native Anthropic
 // path, through the same four, at c=1 and 32; and that request streamed, as Claude Code sends it
-// (direct, bare hop and Switchyard: the flat reference does not stream). The memory figures are
+// (direct, bare hop and Switchyard: the flat reference does not stream); and one agent session's
+// requests in turn, each a turn longer than the last (bench/lib.ts agentTurns), where the rows before
+// repeat one body (Switchyard remembers what it checked of a client's last bodies, so a repeated
+// body is its best case; a real turn adds a little). The memory figures are
 // taken again under them (peak, and LEAN_AFTER_SECONDS after), against the same targets: agents'
 // bodies are what a user's Switchyard carries.
 // Quick run: LEAN_ROUNDS=1 LEAN_SECONDS=2 LEAN_AFTER_SECONDS=5 npx tsx bench/lean.ts
 import autocannon from 'autocannon';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { agentRequest, conversation, envNumber, startMinimalProxy, startRequiredWork, startSwitchyard, startUpstream, table } from './lib';
+import { agentRequest, agentTurns, conversation, envNumber, startMinimalProxy, startRequiredWork, startSwitchyard, startUpstream, table } from './lib';
 
 const ROUNDS = Math.round(envNumber('LEAN_ROUNDS', 3, 1));
 const SECONDS = envNumber('LEAN_SECONDS', 8, 1);
@@ -41,6 +44,8 @@ const LARGE_KIB = Math.round(envNumber('LEAN_LARGE_KIB', 100, 0));
 const CONCURRENCY = [1, 32] as const;
 /** Text deltas in the streamed agent row's answer. */
 const STREAM_EVENTS = 50;
+/** The agent session's length in the turns row: its requests grow by a turn each, then start over. */
+const TURNS = 40;
 const SAMPLE_MS = 100;
 
 const TARGET = { ratio: { 1: 0.9, 32: 0.8 } as Record<number, number>, peakMiB: 150, afterMiB: 110, idleMiB: 80 };
@@ -153,6 +158,8 @@ interface Cell {
   url: string;
   path: string;
   body: string;
+  /** Bodies sent in turn, one per request, cycling (instead of `body` every time; `body` is the first). */
+  bodies?: string[];
   headers: Record<string, string>;
   concurrency: number;
 }
@@ -165,11 +172,14 @@ interface Shot {
 }
 
 async function shoot(c: Cell, seconds: number): Promise<Shot> {
+  const bodies = c.bodies;
+  let next = 0;
   const r = await autocannon({
     url: `${c.url}${c.path}`,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...c.headers },
     body: c.body,
+    ...(bodies ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, body: bodies[next++ % bodies.length] }) }] } : {}),
     connections: c.concurrency,
     pipelining: 1,
     duration: seconds,
@@ -268,6 +278,16 @@ async function main() {
         add('stream direct', upstream.url, '/v1/messages', streamed(`bench-stream-${STREAM_EVENTS}`), { 'x-api-key': 'upstream', ...anthHeaders });
         add('stream bare', bare.url, '/v1/messages', streamed(`bench-stream-${STREAM_EVENTS}`), anthHeaders);
         add('stream switchyard', sy.proxyUrl, '/v1/messages', streamed(`anth/bench-stream-${STREAM_EVENTS}`), { ...syAuth, ...anthHeaders });
+        // One session's requests in turn, each a turn longer (an agent sends its whole conversation
+        // every time): what is new in each is what a real turn adds; the rows above repeat one body.
+        const turns = (model: string) => agentTurns(model, LARGE_KIB, TURNS);
+        const addTurns = (key: string, url: string, model: string, headers: Record<string, string>) => {
+          const bodies = turns(model);
+          large.push({ key: `${key} c=${concurrency}`, url, path: '/v1/messages', body: bodies[0]!, bodies, headers, concurrency });
+        };
+        addTurns('turns direct', upstream.url, 'bench-delay-0', { 'x-api-key': 'upstream', ...anthHeaders });
+        addTurns('turns bare', bare.url, 'bench-delay-0', anthHeaders);
+        addTurns('turns switchyard', sy.proxyUrl, 'anth/bench-delay-0', { ...syAuth, ...anthHeaders });
       }
       for (const c of large) await preflight(c);
       process.stderr.write(`  the ${LARGE_KIB} KiB tables: ${large.length} cells x ${ROUNDS} rounds of ${SECONDS} s, then ${AFTER_SECONDS} s idle\n`);
@@ -325,6 +345,7 @@ async function main() {
       { kind: 'large', path: `OpenAI chat, ${LARGE_KIB} KiB conversation` },
       { kind: 'agent', path: `Anthropic native, ${LARGE_KIB} KiB Claude Code-shaped` },
       { kind: 'stream', path: `the same, streamed (${STREAM_EVENTS} text deltas)` },
+      { kind: 'turns', path: `one session's turns, each a turn longer (${TURNS}, then again)` },
     ];
     const largeBody = large.length
       ? largeKinds.flatMap(({ kind, path }) =>

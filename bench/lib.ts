@@ -169,6 +169,27 @@ export function cpuTimeMs(pid: number): number {
   return (ticks * 1000) / CLOCK_TICKS;
 }
 
+/**
+ * The same, split: the main thread's (the engine's event loop; its thread id is the process id) and
+ * every other thread's (the log worker, V8's helper threads for garbage collection and compiling,
+ * libuv's pool), in ms, from schedstat. Null where /proc has no schedstat.
+ */
+export function threadCpuMs(pid: number): { main: number; others: number } | null {
+  try {
+    let main = 0;
+    let others = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      if (tid === String(pid)) main += ns;
+      else others += ns;
+    }
+    return main > 0 ? { main: main / 1e6, others: others / 1e6 } : null;
+  } catch {
+    // a thread ended between the listing and its read, or no schedstat
+    return null;
+  }
+}
+
 /** USER_HZ: 100 on every Linux build Node ships for. */
 const CLOCK_TICKS = 100;
 
@@ -319,6 +340,23 @@ export function agentRequest(model: string, kib: number): string {
     request.messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `export function step${i}(input: string): { ok: boolean } {\n  return { ok: input.length > ${i} }; // "model" ${i}\n}\n`.repeat(40) }] });
   }
   return JSON.stringify(request);
+}
+
+/**
+ * `turns` requests of one agent session as agentRequest builds its first (bench/lean.ts): each one
+ * turn longer than the last (a text answer and the next instruction, about 2 KB, appended to its
+ * messages), as an agent sends its whole conversation again on every turn.
+ */
+export function agentTurns(model: string, kib: number, turns: number): string[] {
+  const first = JSON.parse(agentRequest(model, kib)) as { messages: unknown[] };
+  const out: string[] = [];
+  const messages = [...first.messages];
+  for (let t = 0; t < turns; t++) {
+    out.push(JSON.stringify({ ...first, messages }));
+    messages.push({ role: 'assistant', content: [{ type: 'text', text: `Turn ${t}: the test passes now — next, "src/module${t}.ts". ✓\n`.repeat(12) }] });
+    messages.push({ role: 'user', content: [{ type: 'text', text: `Go on with step ${t + 1}; keep "model" as it is.\n`.repeat(12) }] });
+  }
+  return out;
 }
 
 /** A numeric setting from the environment (the benches' knobs): the fallback when unset; exits with a message when not a number of at least `min`. */

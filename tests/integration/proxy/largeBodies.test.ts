@@ -9,6 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SPLICE_IN_PARTS_MIN_BYTES } from '../../../src/main/engine/proxy/body';
+import { rememberedBytesReused } from '../../../src/main/engine/proxy/jsonSkeleton';
 import { bodiesParsedAgain } from '../../../src/main/engine/proxy/parsedCall';
 import { startTestEngine, type TestEngine } from '../../support/harness';
 
@@ -320,6 +321,38 @@ describe('large request bodies with a rewritten model', () => {
     const last = seen.at(-1)!;
     expect(last.key).toBe('sk-alpha-upstream-aaaa');
     expect(JSON.parse(last.body.toString('utf8'))).toEqual({ model: 'model-x', messages });
+  });
+
+  // The members a large body shares with the client's recent ones are not checked again
+  // (proxy/memberMemory.ts): an agent's next turn repeats its system prompt, tools and messages.
+  it("an agent's next turn is read with what its last one checked; its new bytes are still checked, and it reaches the upstream byte for byte", async () => {
+    const turn = (n: number) => {
+      const body = claudeCodeShaped('gamma/claude-x', 40);
+      const messages = body.messages as unknown[];
+      for (let i = 0; i < n; i++) messages.push({ role: i % 2 ? 'user' : 'assistant', content: [{ type: 'text', text: `turn ${i} — "done" ✓`.repeat(20) }] });
+      return JSON.stringify(body);
+    };
+    const post = (raw: string) =>
+      fetch(`${t.proxyUrl}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.clientKey, 'anthropic-version': '2023-06-01' }, body: raw });
+    seen.length = 0;
+    for (const n of [0, 2, 4]) {
+      const raw = turn(n);
+      const before = rememberedBytesReused();
+      const res = await post(raw);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { content: { text: string }[] }).content[0]!.text).toBe('served');
+      expect(seen.at(-1)!.body.equals(Buffer.from(raw.replace('"model":"gamma/claude-x"', '"model":"claude-x"')))).toBe(true);
+      // The second and third turns: the system prompt, the tools and the earlier messages came from memory.
+      if (n > 0) expect(rememberedBytesReused() - before).toBeGreaterThan(Buffer.byteLength(turn(0)) / 2);
+    }
+    // A raw tab in the newest message, after everything the memory holds: refused as before.
+    const broken = turn(6).replace('turn 5 — ', 'turn 5 —\t');
+    expect(broken).not.toBe(turn(6));
+    const count = seen.length;
+    const res = await post(broken);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
+    expect(seen.length).toBe(count);
   });
 
   it('a large Claude Code request names its session from metadata.user_id without building its body', async () => {

@@ -58,6 +58,45 @@ export interface MemberSpan {
   length: number;
 }
 
+/** A large member's value as an earlier scan of the same client's body read it. */
+export interface RememberedValue {
+  /** A copy of the value's bytes. */
+  readonly bytes: Buffer;
+  /** Elements, for an array; -1 for any other value. */
+  readonly length: number;
+  /** For an array: where each element after the first starts, counted from the value's start. */
+  readonly marks: readonly number[] | null;
+  /** The nesting limit it was checked against (a value is reused only under the same one). */
+  readonly maxDepth: number;
+}
+
+/**
+ * Values of large members read before, by key (proxy/memberMemory.ts). An agent sends its whole
+ * conversation again on every turn: the same system prompt and tools, and its messages grown at
+ * the end. A member whose bytes equal a remembered value's is not checked again (a string, an
+ * object or an array ends where its bytes end, so equal bytes are the same value); an array whose
+ * bytes start with a remembered array's first elements is checked from where they end.
+ */
+export interface MemberRecall {
+  /** The values remembered for `key`, most recent first. */
+  recall(key: string): readonly RememberedValue[] | undefined;
+  /**
+   * After a scan that accepted its body: a large member's value, read now (`reused`: it was
+   * `value` itself, remembered). A new value's bytes are a view of the scanned body: copy them.
+   */
+  keep(key: string, value: RememberedValue, reused: boolean): void;
+}
+
+/** Members whose value takes at least this many bytes are remembered (the ones left as bytes). */
+export const REMEMBERED_MIN_BYTES = 1024;
+
+let reusedBytes = 0;
+
+/** Bytes of bodies accepted from remembered values without being checked again, in this process (for tests and the bench). */
+export function rememberedBytesReused(): number {
+  return reusedBytes;
+}
+
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 
@@ -218,29 +257,54 @@ class Scanner {
   elements = -1;
 
   /**
+   * Where each element after the first of the array being walked starts (past the comma before it
+   * and any space), while `value` or `resumeArray` walks a top-level member's array; null: none kept.
+   */
+  marks: number[] | null = null;
+
+  /**
    * The value at `at` (no leading space), nested at `depth` (the top-level object is 1): the
    * offset past it, or -1. `this.elements` is then its length when it is an array.
    */
   value(at: number, depth: number): number {
     const b = this.b;
-    const n = this.n;
     const c = b[at];
     if (c === undefined) return -1;
     this.elements = -1;
     if (c !== LBRACE && c !== LBRACKET) return this.scalar(at, c);
     // A container: walked without recursion, its own kind on a stack.
-    const stack = this.stack;
-    const base = depth;
-    let top = base + 1;
+    const top = depth + 1;
     if (top > this.maxDepth) return -1;
-    stack[top] = c === LBRACE ? IN_OBJECT : IN_ARRAY;
-    let count = 0;
-    let i = this.space(at + 1);
+    this.stack[top] = c === LBRACE ? IN_OBJECT : IN_ARRAY;
+    const i = this.space(at + 1);
     // Empty container?
     if (b[i] === (c === LBRACE ? RBRACE : RBRACKET)) {
       if (c === LBRACKET) this.elements = 0;
       return i + 1;
     }
+    return this.walk(c === LBRACKET, depth, i, 0);
+  }
+
+  /**
+   * The array at depth `depth` + 1 whose first `count` (at least one) elements lie before `from`,
+   * where the next one starts (the bytes before `from` checked earlier, by a scan of the same
+   * bytes): the offset past the array, or -1, as `value` answers.
+   */
+  resumeArray(depth: number, from: number, count: number): number {
+    const top = depth + 1;
+    if (top > this.maxDepth || count < 1) return -1;
+    this.elements = -1;
+    this.stack[top] = IN_ARRAY;
+    return this.walk(true, depth, from, count);
+  }
+
+  /** The walk of a non-empty container opened at depth `base` + 1, from `i`, at a member or an element. */
+  private walk(isArray: boolean, base: number, i: number, count: number): number {
+    const b = this.b;
+    const n = this.n;
+    const stack = this.stack;
+    const marks = isArray ? this.marks : null;
+    let top = base + 1;
     for (;;) {
       // At a member (in an object: its key first) or an element.
       if (stack[top] === IN_OBJECT) {
@@ -274,12 +338,13 @@ class Scanner {
         const d = b[i];
         if (d === COMMA) {
           i = this.space(i + 1);
+          if (marks !== null && top === base + 1) marks.push(i);
           break;
         }
         if (d !== (stack[top] === IN_OBJECT ? RBRACE : RBRACKET)) return -1;
         i++;
         if (top === base + 1) {
-          if (c === LBRACKET) this.elements = count;
+          if (isArray) this.elements = count;
           return i;
         }
         top--;
@@ -292,9 +357,11 @@ class Scanner {
 /**
  * The top level of the JSON object in `b`, or null when `b` is not one or holds anything this does
  * not settle (see the header): the caller then parses it whole. `maxDepth` is the deepest nesting
- * of objects and arrays accepted, the top-level object being 1.
+ * of objects and arrays accepted, the top-level object being 1. With `recall`, large members equal
+ * to (or, for an array, starting with) a value read before are not checked again, and the large
+ * members read are remembered once the whole body is accepted.
  */
-export function scanSkeleton(b: Buffer, maxDepth: number): Skeleton | null {
+export function scanSkeleton(b: Buffer, maxDepth: number, recall?: MemberRecall): Skeleton | null {
   const n = b.length;
   const s = new Scanner(b, n, maxDepth);
   let i = s.space(0);
@@ -302,6 +369,7 @@ export function scanSkeleton(b: Buffer, maxDepth: number): Skeleton | null {
   i = s.space(i + 1);
   const members = new Map<string, MemberSpan>();
   const values = new Map<string, unknown>();
+  const kept: { key: string; start: number; end: number; length: number; marks: number[] | null; reused: RememberedValue | null }[] = [];
   if (b[i] === RBRACE) return s.space(i + 1) === n ? { members, values } : null;
   for (;;) {
     if (b[i] !== QUOTE) return null;
@@ -317,13 +385,101 @@ export function scanSkeleton(b: Buffer, maxDepth: number): Skeleton | null {
     i = s.space(keyEnd);
     if (b[i] !== COLON) return null;
     const start = s.space(i + 1);
-    const end = s.value(start, 1);
+    const first = b[start];
+    const rememberable = recall !== undefined && (first === QUOTE || first === LBRACE || first === LBRACKET);
+    const read = rememberable ? readRemembered(s, b, start, recall.recall(key), maxDepth) : null;
+    let end: number;
+    let length: number;
+    if (read) {
+      end = read.end;
+      length = read.length;
+    } else {
+      s.marks = rememberable && first === LBRACKET ? [] : null;
+      end = s.value(start, 1);
+      length = s.elements;
+    }
     if (end < 0) return null;
-    members.set(key, { start, end, length: s.elements });
+    members.set(key, { start, end, length });
     if (end - start < EAGER_MEMBER_MAX_BYTES) values.set(key, JSON.parse(b.toString('utf8', start, end)));
+    if (rememberable && end - start >= REMEMBERED_MIN_BYTES) kept.push({ key, start, end, length, marks: s.marks, reused: read?.whole ?? null });
+    s.marks = null;
     i = s.space(end);
-    if (b[i] === RBRACE) return s.space(i + 1) === n ? { members, values } : null;
+    if (b[i] === RBRACE) {
+      if (s.space(i + 1) !== n) return null;
+      if (recall) for (const k of kept) recall.keep(k.key, k.reused ?? remembered(b, k, maxDepth), k.reused !== null);
+      return { members, values };
+    }
     if (b[i] !== COMMA) return null;
     i = s.space(i + 1);
   }
+}
+
+/**
+ * A member's value read with what was remembered for its key: a remembered value with the same
+ * bytes (`whole`), or the elements of the remembered array that start the same way, the rest
+ * checked (`s.marks` then holds every element's start, as a scan from `start` would). Null: none
+ * applies, scan it.
+ */
+function readRemembered(
+  s: Scanner,
+  b: Buffer,
+  start: number,
+  values: readonly RememberedValue[] | undefined,
+  maxDepth: number,
+): { end: number; length: number; whole: RememberedValue | null } | null {
+  if (!values) return null;
+  for (const v of values) {
+    if (v.maxDepth !== maxDepth) continue;
+    const len = v.bytes.length;
+    if (start + len <= b.length && b.compare(v.bytes, 0, len, start, start + len) === 0) {
+      reusedBytes += len;
+      return { end: start + len, length: v.length, whole: v };
+    }
+  }
+  if (b[start] !== LBRACKET) return null;
+  // The longest run of leading elements some remembered array shares: equal bytes up to one of
+  // its element starts (equal up to one start means equal up to every earlier one).
+  let best: RememberedValue | null = null;
+  let bestK = -1;
+  for (const v of values) {
+    const marks = v.marks;
+    if (!marks || marks.length === 0 || v.maxDepth !== maxDepth) continue;
+    let lo = 0;
+    let hi = marks.length - 1;
+    let k = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const m = marks[mid]!;
+      if (start + m <= b.length && b.compare(v.bytes, 0, m, start, start + m) === 0) {
+        k = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    if (k >= 0 && (best === null || marks[k]! > best.marks![bestK]!)) {
+      best = v;
+      bestK = k;
+    }
+  }
+  if (!best) return null;
+  const marks = best.marks!;
+  reusedBytes += marks[bestK]!;
+  s.marks = [];
+  for (let k = 0; k <= bestK; k++) s.marks.push(start + marks[k]!);
+  // marks[k] is where element k + 2 starts: k + 1 elements lie before it.
+  const end = s.resumeArray(1, start + marks[bestK]!, bestK + 1);
+  return { end, length: s.elements, whole: null };
+}
+
+/**
+ * The value in [start, end) to remember, its element starts made relative to it. Its bytes are a
+ * view of `b`: `keep` must copy them before `b` changes (memberMemory.ts copies them into its ring).
+ */
+function remembered(b: Buffer, read: { start: number; end: number; length: number; marks: number[] | null }, maxDepth: number): RememberedValue {
+  const { start, marks } = read;
+  let rel: number[] | null = null;
+  if (marks) {
+    rel = new Array<number>(marks.length);
+    for (let k = 0; k < marks.length; k++) rel[k] = marks[k]! - start;
+  }
+  return { bytes: b.subarray(start, read.end), length: read.length, marks: rel, maxDepth };
 }

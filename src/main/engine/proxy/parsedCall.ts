@@ -17,7 +17,7 @@ import type { InboundProtocol, WireProtocol } from '../../../shared/model';
 import type { UpstreamEndpoint } from '../upstream/headers';
 import { CHUNKED_MIN_BYTES, parseJsonObject, PROXY_JSON_MAX_DEPTH } from './body';
 import type { GeminiRoute, InboundCall } from './inbound';
-import { scanSkeleton, type MemberSpan } from './jsonSkeleton';
+import { scanSkeleton, type MemberRecall, type MemberSpan } from './jsonSkeleton';
 import { byteLengthOf, contiguousView, type RequestBytes } from './requestBytes';
 
 export { arrayLengthOf, topLevelOf } from './inbound';
@@ -117,8 +117,8 @@ export class ParsedCall implements InboundCall {
    * A call whose body is read as its top level only (proxy/jsonSkeleton.ts), or parsed whole when
    * the scan cannot settle it (then with parseJsonObject's errors: invalid JSON, too deep).
    */
-  static fromBytes(f: Omit<CallFields, 'json'>): ParsedCall {
-    const sk = scanSkeleton(contiguousView(f.body), PROXY_JSON_MAX_DEPTH);
+  static fromBytes(f: Omit<CallFields, 'json'>, recall?: MemberRecall): ParsedCall {
+    const sk = scanSkeleton(contiguousView(f.body), PROXY_JSON_MAX_DEPTH, recall);
     if (!sk) return new ParsedCall({ ...f, json: parseJsonObject(f.body) });
     const call = new ParsedCall({ ...f, json: null });
     const rest = new Map<string, number>();

@@ -14,6 +14,7 @@ import { parseJsonObject, readRequestBody } from './body';
 import { errorBody, ProxyError, sendProxyError } from './errors';
 import { inForeground } from './foreground';
 import type { InboundCall } from './inbound';
+import { MemberMemory } from './memberMemory';
 import { BodyReads, ParsedCall, readsTopLevelOnly } from './parsedCall';
 import { byteLengthOf } from './requestBytes';
 import type { YoungNudge } from '../memory/youngNudge';
@@ -92,6 +93,8 @@ export class ProxyServer {
   private server: Server | null = null;
   private readonly nextRequestId = requestIdFactory();
   private readonly bodyReads = new BodyReads();
+  /** Large members of each client's recent bodies, which the next scan need not check again. */
+  private readonly members = new MemberMemory();
   private readonly exposure: Exposure;
   private readonly hostAllowed: (host: string | undefined) => boolean;
   private readonly hostRefusal: string;
@@ -235,8 +238,9 @@ export class ProxyServer {
         body,
         json: null as Record<string, unknown> | null,
       };
-      // An agent-sized body is read as its top level (parsedCall.ts), unless the client's last one
-      // was translated at its first target (BodyReads); any other is parsed whole.
+      // An agent-sized body is read as its top level (parsedCall.ts), the members it shares with the
+      // client's recent ones not checked again (memberMemory.ts), unless the client's last one was
+      // translated at its first target (BodyReads); any other is parsed whole.
       const protocol = route.protocol;
       const large = readsTopLevelOnly(protocol, gemini, body);
       const topLevelOnly = large && this.bodyReads.topLevel(protocol, key.id);
@@ -244,7 +248,7 @@ export class ProxyServer {
       nudge?.start(topLevelOnly ? byteLengthOf(body) : 0);
       try {
         let call: ParsedCall;
-        if (topLevelOnly) call = ParsedCall.fromBytes(fields);
+        if (topLevelOnly) call = ParsedCall.fromBytes(fields, this.members.of(protocol, key.id));
         else {
           fields.json = parseJsonObject(body);
           call = new ParsedCall(fields);
