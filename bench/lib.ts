@@ -343,12 +343,13 @@ export function agentRequest(model: string, kib: number): string {
 }
 
 /**
- * `turns` requests of one agent session as agentRequest builds its first (bench/lean.ts): each one
- * turn longer than the last (a text answer and the next instruction, about 2 KB, appended to its
- * messages), as an agent sends its whole conversation again on every turn.
+ * `turns` requests of one agent session as agentRequest builds them (bench/lean.ts): each one turn
+ * longer than the last (a text answer and the next instruction, about 1.4 KB, appended to its
+ * messages), as an agent sends its whole conversation again on every turn. They start below `kib`
+ * and end above it by as much, so that on average they weigh what the other agent-sized rows do.
  */
 export function agentTurns(model: string, kib: number, turns: number): string[] {
-  const first = JSON.parse(agentRequest(model, kib)) as { messages: unknown[] };
+  const first = JSON.parse(agentRequest(model, Math.max(16, Math.round(kib - (turns * 1.4) / 2)))) as { messages: unknown[] };
   const out: string[] = [];
   const messages = [...first.messages];
   for (let t = 0; t < turns; t++) {

@@ -12,6 +12,10 @@
 // (from their own bytes); the large ones stay bytes until someone asks for them, and then the
 // whole body is parsed (proxy/parsedCall.ts).
 //
+// An agent sends its whole conversation on every turn: with a client's MemberRecall
+// (proxy/memberMemory.ts), a large member whose bytes equal one checked before is not checked again,
+// and an array that starts like one checked before is checked from where they part.
+//
 // The rule that keeps this safe: a body it accepts is one JSON.parse accepts, with the same
 // top-level members. Anything it is not sure of answers null, and the caller parses the body as
 // before, which reports errors in its own words: invalid JSON, nesting deeper than the limit, a
@@ -60,7 +64,7 @@ export interface MemberSpan {
 
 /** A large member's value as an earlier scan of the same client's body read it. */
 export interface RememberedValue {
-  /** A copy of the value's bytes. */
+  /** The value's bytes: given to `keep`, a view of the scanned body; recalled, the memory's own copy. */
   readonly bytes: Buffer;
   /** Elements, for an array; -1 for any other value. */
   readonly length: number;
