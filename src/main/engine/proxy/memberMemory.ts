@@ -20,6 +20,11 @@ export const MEMORY_MAX_BYTES = 2 * 1024 * 1024;
 /** Clients (key and protocol) remembered; past it the memory starts over. */
 export const MAX_CLIENTS = 64;
 
+/** What the engine remembers per client is kept per client key and inbound protocol (also parsedCall.ts BodyReads). */
+export function clientScope(protocol: InboundProtocol, clientKeyId: string | null): string {
+  return `${protocol} ${clientKeyId ?? ''}`;
+}
+
 interface Slot {
   value: RememberedValue;
   /** Where its bytes lie in the ring. */
@@ -79,7 +84,7 @@ export class MemberMemory {
 
   /** What the scan of this client's next large body on `protocol` may reuse, and keeps. */
   of(protocol: InboundProtocol, clientKeyId: string | null): MemberRecall {
-    const k = `${protocol} ${clientKeyId ?? ''}`;
+    const k = clientScope(protocol, clientKeyId);
     let c = this.clients.get(k);
     if (!c) {
       if (this.clients.size >= this.maxClients) this.clients.clear();

@@ -18,6 +18,7 @@ import type { UpstreamEndpoint } from '../upstream/headers';
 import { CHUNKED_MIN_BYTES, parseJsonObject, PROXY_JSON_MAX_DEPTH } from './body';
 import type { GeminiRoute, InboundCall } from './inbound';
 import { scanSkeleton, type MemberRecall, type MemberSpan } from './jsonSkeleton';
+import { clientScope } from './memberMemory';
 import { byteLengthOf, contiguousView, type RequestBytes } from './requestBytes';
 
 export { arrayLengthOf, topLevelOf } from './inbound';
@@ -52,12 +53,12 @@ export class BodyReads {
 
   /** Whether to read the next large body of this client key and protocol as its top level. */
   topLevel(protocol: InboundProtocol, clientKeyId: string | null): boolean {
-    return this.translated.get(`${protocol} ${clientKeyId ?? ''}`) !== true;
+    return this.translated.get(clientScope(protocol, clientKeyId)) !== true;
   }
 
   /** What a call's first target did with its large body: translated it, or took it natively. */
   routed(protocol: InboundProtocol, clientKeyId: string | null, translated: boolean): void {
-    const k = `${protocol} ${clientKeyId ?? ''}`;
+    const k = clientScope(protocol, clientKeyId);
     if (!this.translated.has(k) && this.translated.size >= this.maxKeys) this.translated.clear();
     this.translated.set(k, translated);
   }
