@@ -155,13 +155,9 @@ export async function streamRuns(baseUrl: string, path: string, body: string, he
  * its threads (schedstat), else user + system ticks (10 ms steps, too coarse for one block).
  */
 export function cpuTimeMs(pid: number): number {
-  try {
-    let ns = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    if (ns > 0) return ns / 1e6;
-  } catch {
-    // no schedstat: fall back to the tick counts
-  }
+  const threads = threadCpuMs(pid);
+  if (threads) return threads.main + threads.others;
+  // No schedstat: fall back to the tick counts.
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may contain spaces) start at field 3; utime and stime are 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
