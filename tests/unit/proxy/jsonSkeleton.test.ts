@@ -19,10 +19,14 @@ function rebuilt(b: Buffer, sk: Skeleton): Record<string, unknown> {
   return out;
 }
 
-/** The skeleton agrees with JSON.parse of the decoded text: keys in order, values, array lengths, the eager values. */
+/**
+ * The skeleton agrees with JSON.parse of the decoded text: keys in the order an object holds them,
+ * values, array lengths, the eager values. (An object puts array-index keys such as "0" first, where
+ * the skeleton keeps the body's order; its members are only ever looked up by key.)
+ */
 function agrees(b: Buffer, sk: Skeleton): void {
   const whole = JSON.parse(b.toString('utf8')) as Record<string, unknown>;
-  expect([...sk.members.keys()]).toEqual(Object.keys(whole));
+  expect(Object.keys(rebuilt(b, sk))).toEqual(Object.keys(whole));
   expect(rebuilt(b, sk)).toEqual(whole);
   for (const [k, m] of sk.members) {
     const v = whole[k];
@@ -179,6 +183,16 @@ describe('scanSkeleton (jsonSkeleton.ts): a large body read as its top level', (
     expect(scanSkeleton(at(many), DEPTH)).toBeNull();
     const enough = `{${Array.from({ length: MAX_MEMBERS }, (_, i) => `"k${i}":${i}`).join(',')}}`;
     agrees(at(enough), scanSkeleton(at(enough), DEPTH)!);
+  });
+
+  it('an array-index key ("0") among the members: accepted, the body\'s order kept, each member as JSON.parse reads it', () => {
+    // Found by the mutated-bodies property (seed 1275622604): JSON.parse's object lists "0" first.
+    const b = at('{"stream":null,"0":-1.0000491883376051e+170,"12":[1,2]}');
+    const sk = scanSkeleton(b, DEPTH)!;
+    expect([...sk.members.keys()]).toEqual(['stream', '0', '12']);
+    agrees(b, sk);
+    expect(sk.values.get('0')).toBe(-1.0000491883376051e170);
+    expect(sk.members.get('12')!.length).toBe(2);
   });
 
   it('any JSON object: accepted exactly as JSON.parse reads it (generated values, random whitespace, any alignment)', () => {
