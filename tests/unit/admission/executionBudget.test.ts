@@ -61,6 +61,30 @@ describe('ExecutionBudgets', () => {
     }
   });
 
+  it('every lease listening on a shared window hears its end once, with the reason; one that stopped listening does not', () => {
+    const clock = new FakeClock();
+    const budgets = new ExecutionBudgets(clock);
+    const heard: unknown[] = [];
+    const leases = Array.from({ length: 40 }, (_, i) => {
+      const lease = budgets.start(60_000, 'c1', () => 'c1 expired');
+      const listener = () => heard.push([i, lease.signal.reason]);
+      lease.signal.addEventListener('abort', listener, { once: true });
+      return { lease, listener };
+    });
+    expect(new Set(leases.map((l) => l.lease.signal)).size).toBe(1);
+    // The request whose response started stops listening (pipeline.ts's unwatch) and ends its lease.
+    leases[7]!.lease.signal.removeEventListener('abort', leases[7]!.listener);
+    leases[7]!.lease.stop();
+    clock.advance(59_000);
+    expect(heard).toEqual([]);
+    clock.advance(7_000);
+    expect(heard).toHaveLength(39);
+    expect(heard.map((h) => (h as [number, unknown])[0])).not.toContain(7);
+    expect(heard.every((h) => (h as [number, unknown])[1] === 'c1 expired')).toBe(true);
+    clock.advance(60_000);
+    expect(heard).toHaveLength(39);
+  });
+
   it('a window whose leases all ended aborts nothing; only the newest one per connection is kept', () => {
     const clock = new FakeClock();
     const budgets = new ExecutionBudgets(clock);

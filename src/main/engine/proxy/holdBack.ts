@@ -8,7 +8,7 @@
 // its stop reason says the emptiness was asked for: max tokens, a stop sequence).
 import type { AttemptEntry } from '../../../shared/model';
 import type { Clock } from '../clock';
-import { LightAbortController } from './lightSignal';
+import { LightAbortController } from '../lightSignal';
 import type { SecretRedactor } from '../logger';
 import type { UpstreamFailure } from '../resilience/port';
 import { askedForEmpty } from '../streams/emptyAnswer';

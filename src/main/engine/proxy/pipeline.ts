@@ -48,7 +48,7 @@ import { letGoOfParsedBody, refusalFor } from './translation';
 import { afterProbe } from './probeWait';
 import { answerNoRoute, answerUnserved, newWalk, nextRound, type Walk } from './unserved';
 import { ToolLimits } from '../routing/toolLimits';
-import { LightAbortController } from './lightSignal';
+import { LightAbortController } from '../lightSignal';
 import { byteLengthOf } from './requestBytes';
 
 export type { InboundCall } from './inbound';

@@ -1,11 +1,11 @@
-// The request's light abort signal (proxy/lightSignal.ts) behaves as an AbortSignal does for what
+// The request's light abort signal (engine/lightSignal.ts) behaves as an AbortSignal does for what
 // the engine and undici ask of one: state, reason, listeners called once, removal, and undici's
 // own request() aborting on it.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { LightAbortController } from '../../../src/main/engine/proxy/lightSignal';
+import { LightAbortController } from '../../../src/main/engine/lightSignal';
 
 describe('LightAbortController', () => {
   it('aborts once, with its reason, calling each listener once and not the removed ones', () => {
