@@ -2,7 +2,7 @@
 // upstream through translation: a two-turn tool loop with and without streaming whose tool ids
 // survive, usage, and the Anthropic headers the target needs.
 import type OpenAI from 'openai';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { anthropicMessage, anthropicStream, anthropicToolMessage, anthropicToolStream } from '../../support/fakeUpstream';
 import { translationSuite, WEATHER_TOOL_CHAT } from './support';
 
@@ -21,6 +21,21 @@ describe('Chat client on an Anthropic upstream', () => {
 
   const question: OpenAI.Chat.ChatCompletionMessageParam = { role: 'user', content: 'Weather in Rome?' };
   const call = { id: 'toolu_01Rome', name: 'get_weather', arguments: { city: 'Rome' } };
+
+  it("translates a non-stream answer from the empty-answer check's parse, not a second one", async () => {
+    const answer = anthropicMessage('claude-sonnet-4-6', 'Parsed once.');
+    const text = JSON.stringify(answer); // what the fake upstream sends
+    s.fake.script({ path: '/v1/messages' }, [{ json: answer }]);
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const r = await s.openai.chat.completions.create({ model: 'claude-sonnet-4-6', messages: [question], max_tokens: 64 });
+      expect(r.choices[0]!.message.content).toBe('Parsed once.');
+      expect(r.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 7 });
+      expect(parse.mock.calls.filter(([t]) => t === text)).toHaveLength(1);
+    } finally {
+      parse.mockRestore();
+    }
+  });
 
   it('runs a two-turn tool loop without streaming, ids kept', async () => {
     s.fake.script({ path: '/v1/messages' }, [

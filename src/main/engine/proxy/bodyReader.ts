@@ -31,6 +31,8 @@ export interface ResponseBody {
 export interface WholeAnswer {
   body: Buffer;
   usage: TappedUsage;
+  /** The body as text and parsed, when the read-ahead parsed it (a translated answer is then not parsed again). */
+  json?: { text: string; value: unknown };
 }
 
 /** Receives the body's chunks once handed over. `data` returning false pauses the body until `resume()`. */
@@ -117,10 +119,11 @@ export class BodyReader implements ResponseBody, BodySink {
 
   /**
    * Marks the body as read whole: `body` is every byte of it (the read-ahead's result, its end
-   * seen), and `usage` its token usage. whole() answers with it until the body is handed over.
+   * seen), `usage` its token usage and `json` its text parsed. whole() answers with it until the
+   * body is handed over.
    */
-  holdWhole(body: Buffer, usage: TappedUsage): void {
-    if (this.ended && this.failure === null && this.consumer === null) this.complete = { body, usage };
+  holdWhole(body: Buffer, usage: TappedUsage, json?: WholeAnswer['json']): void {
+    if (this.ended && this.failure === null && this.consumer === null) this.complete = json ? { body, usage, json } : { body, usage };
   }
 
   whole(): WholeAnswer | null {

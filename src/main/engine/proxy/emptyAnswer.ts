@@ -60,8 +60,9 @@ export function emptyAnswerDispatch(next: Dispatch<BodyReader | UpstreamStream>)
         return out;
       }
       if (!emptyJsonAnswer(shape, parsed)) {
-        // Read whole already: delivered in one write, its usage read from the text at hand.
-        reader.holdWhole(peeked.body, usageOfText(text));
+        // Read whole already: delivered in one write, its usage read from the text at hand, and
+        // a translated answer is translated from this parse (translation.ts).
+        reader.holdWhole(peeked.body, usageOfText(text), { text, value: parsed });
         return out;
       }
     }

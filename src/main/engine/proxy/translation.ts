@@ -233,24 +233,34 @@ class AttemptTranslation {
     return { kind: 'ready', response: { status, headers, reader, first, ttfbMs, firstByteAt } };
   }
 
-  /** A non-stream answer: read whole (bounded), an error body fails the attempt, else translated. */
+  /**
+   * A non-stream answer: read whole (bounded), an error body fails the attempt, else translated.
+   * One the empty-answer check read ahead and parsed (emptyAnswer.ts) is taken as it parsed it.
+   */
   async json(): Promise<AttemptOutcome> {
     const { reader, first } = this.ready;
     if (reader instanceof UpstreamStream) return this.broken('network', 'the upstream answered a request without a stream as a stream');
-    const read = await reader.readAll(first.kind === 'chunk' ? first.chunk : null, TRANSLATED_ANSWER_LIMIT);
-    if (!read.ok) {
-      if ('tooLarge' in read) {
-        return this.inband('http', { status: 502, type: 'api_error', code: null, message: `the upstream answer is larger than ${TRANSLATED_ANSWER_LIMIT >> 20} MiB` }, '');
-      }
-      const te = toTransportError(read.error);
-      return this.broken(te.kind === 'idle_timeout' ? 'stall' : 'network', te.message);
-    }
-    const text = read.body.toString('utf8');
+    let text: string;
     let parsed: unknown = null;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = null;
+    const held = reader.whole()?.json;
+    if (held) {
+      text = held.text;
+      parsed = held.value;
+    } else {
+      const read = await reader.readAll(first.kind === 'chunk' ? first.chunk : null, TRANSLATED_ANSWER_LIMIT);
+      if (!read.ok) {
+        if ('tooLarge' in read) {
+          return this.inband('http', { status: 502, type: 'api_error', code: null, message: `the upstream answer is larger than ${TRANSLATED_ANSWER_LIMIT >> 20} MiB` }, '');
+        }
+        const te = toTransportError(read.error);
+        return this.broken(te.kind === 'idle_timeout' ? 'stall' : 'network', te.message);
+      }
+      text = read.body.toString('utf8');
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = null;
+      }
     }
     const outcome = jsonOutcome(this.upstream, parsed);
     if (outcome.error) return this.inband('http', outcome.error, text);
