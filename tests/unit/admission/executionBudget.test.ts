@@ -64,7 +64,7 @@ describe('ExecutionBudgets', () => {
   it('every lease listening on a shared window hears its end once, with the reason; one that stopped listening does not', () => {
     const clock = new FakeClock();
     const budgets = new ExecutionBudgets(clock);
-    const heard: unknown[] = [];
+    const heard: [number, unknown][] = [];
     const leases = Array.from({ length: 40 }, (_, i) => {
       const lease = budgets.start(60_000, 'c1', () => 'c1 expired');
       const listener = () => heard.push([i, lease.signal.reason]);
@@ -79,8 +79,8 @@ describe('ExecutionBudgets', () => {
     expect(heard).toEqual([]);
     clock.advance(7_000);
     expect(heard).toHaveLength(39);
-    expect(heard.map((h) => (h as [number, unknown])[0])).not.toContain(7);
-    expect(heard.every((h) => (h as [number, unknown])[1] === 'c1 expired')).toBe(true);
+    expect(heard.map(([i]) => i)).not.toContain(7);
+    expect(heard.every(([, reason]) => reason === 'c1 expired')).toBe(true);
     clock.advance(60_000);
     expect(heard).toHaveLength(39);
   });

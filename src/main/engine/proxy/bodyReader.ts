@@ -123,7 +123,7 @@ export class BodyReader implements ResponseBody, BodySink {
    * body is handed over.
    */
   holdWhole(body: Buffer, usage: TappedUsage, json?: WholeAnswer['json']): void {
-    if (this.ended && this.failure === null && this.consumer === null) this.complete = json ? { body, usage, json } : { body, usage };
+    if (this.ended && this.failure === null && this.consumer === null) this.complete = { body, usage, json };
   }
 
   whole(): WholeAnswer | null {
