@@ -29,6 +29,11 @@ describe('isLoopbackHost', () => {
     'localhost:abc',
     '127.0.0.256',
   ])('refuses %j', (host) => expect(isLoopbackHost(host)).toBe(false));
+
+  it('answers each header for itself when the same one comes again and again, then another (the last answer is kept)', () => {
+    const seq = ['localhost:8481', 'localhost:8481', 'evil.example:8481', 'evil.example:8481', 'localhost:8481', undefined, undefined, '127.0.0.1', ''];
+    expect(seq.map((h) => isLoopbackHost(h))).toEqual([true, true, false, false, true, false, false, true, false]);
+  });
 });
 
 describe('isLoopbackOrigin', () => {

@@ -59,6 +59,34 @@ describe('request bodies', () => {
     }
   });
 
+  it('takes a plainly written value as the parsed one only when its bytes cannot spell anything else', () => {
+    // The plain key's value reads, byte for byte in Latin-1, as the escaped key's value the parse
+    // kept (a backslash escape; UTF-8 bytes read one by one): the value the parse saw must still be
+    // the one replaced, so the body is re-serialised.
+    for (const text of ['{"model":"a\\nb","mod\\u0065l":"a\\\\nb"}', '{"model":"é","mod\\u0065l":"Ã©"}']) {
+      const raw = Buffer.from(text);
+      const parsed = parseJsonObject(raw);
+      // The premise: the plain value's bytes, read one character each, are the value the parse kept.
+      expect(raw.toString('latin1', 10, raw.indexOf('"', 10))).toBe(parsed.model);
+      const out = JSON.parse(rewrite(raw, parsed, 'm').toString()) as Record<string, unknown>;
+      expect(out.model).toBe('m');
+    }
+    // A name with an escape, or outside ASCII, written once: spliced, byte for byte but the value.
+    for (const text of ['{"model":"p\\/m","n":1.50}', '{"model":"modèle-😀","n":1.50}', '{"model":"p/m","n":1.50}']) {
+      const raw = Buffer.from(text);
+      const out = rewrite(raw, parseJsonObject(raw), 'glm-4.6');
+      expect(Buffer.isBuffer(out)).toBe(true);
+      expect(out.toString()).toBe(text.replace(/"model":"[^"]*"/, '"model":"glm-4.6"'));
+    }
+    // A small body read in chunks (joined through the reused scratch buffer): one buffer of its own.
+    const chunks = [Buffer.from('{"mo'), Buffer.from('del":"p/m","n":'), Buffer.from('1.50}')];
+    const out = rewrite(chunks, parseJsonObject(chunks), 'ü');
+    expect(Buffer.isBuffer(out)).toBe(true);
+    expect(out.toString()).toBe('{"model":"ü","n":1.50}');
+    rewrite([Buffer.from('{"model":"p/q",'), Buffer.from('"x":"overwrite the scratch"}')], { model: 'p/q', x: 'overwrite the scratch' }, 'z');
+    expect(out.toString()).toBe('{"model":"ü","n":1.50}');
+  });
+
   it('reads a body kept as socket chunks: the parse, and a rewrite whose parts are views of the chunks', () => {
     const text = JSON.stringify({ model: 'p/m', system: 'Claude — 🤖', messages: [{ role: 'user', content: 'é'.repeat(SPLICE_IN_PARTS_MIN_BYTES) }] });
     const whole = Buffer.from(text);

@@ -14,6 +14,7 @@ const MAX_GRAIN_MS = 1_000;
 interface Budget {
   id: string;
   key: string;
+  ms: number;
   expiresAt: number;
   controller: LightAbortController;
   reason: () => unknown;
@@ -37,13 +38,14 @@ export class ExecutionBudgets {
   start(ms: number, key: string, reason: () => unknown): { signal: AbortSignal; stop: () => void } {
     const grain = Math.max(1, Math.min(MAX_GRAIN_MS, Math.floor(ms / 10)));
     const expiresAt = Math.ceil((this.clock.now() + ms) / grain) * grain;
-    const id = `${key}|${ms}|${expiresAt}`;
-    let b = this.budgets.get(id);
+    // Most leases share their connection's latest window: found without building its id.
+    const latest = this.latest.get(key);
+    let b = latest !== undefined && latest.ms === ms && latest.expiresAt === expiresAt ? latest : this.budgets.get(`${key}|${ms}|${expiresAt}`);
     if (!b) {
-      b = { id, key, expiresAt, controller: new LightAbortController(), reason, holders: 0 };
+      const id = `${key}|${ms}|${expiresAt}`;
+      b = { id, key, ms, expiresAt, controller: new LightAbortController(), reason, holders: 0 };
       this.budgets.set(id, b);
-      const previous = this.latest.get(key);
-      if (previous && previous.holders === 0) this.budgets.delete(previous.id);
+      if (latest && latest.holders === 0) this.budgets.delete(latest.id);
       this.latest.set(key, b);
       if (expiresAt < this.armedFor) this.arm(expiresAt);
     }

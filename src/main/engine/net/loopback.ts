@@ -34,9 +34,17 @@ export function isLoopbackName(h: { name: string; ipv6: boolean }): boolean {
  * optional port. Anything else (other names, trailing text, a bad port) is refused.
  */
 export function isLoopbackHost(host: string | undefined): boolean {
+  // Every request asks, nearly always with the same header: the last answer is kept (a pure function
+  // of the string, so the memo cannot go stale).
+  if (host === lastHost && host !== undefined) return lastVerdict;
   const h = hostNameOf(host);
-  return h !== null && isLoopbackName(h);
+  const verdict = h !== null && isLoopbackName(h);
+  lastHost = host;
+  lastVerdict = verdict;
+  return verdict;
 }
+let lastHost: string | undefined;
+let lastVerdict = false;
 
 /** True when an Origin header (if any) is a loopback origin. */
 export function isLoopbackOrigin(origin: string | undefined): boolean {

@@ -97,7 +97,9 @@ export interface UpstreamCallDeps {
 
 const flatHeaders = (h: UpstreamResponse['headers']): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) {
+  // for-in, not Object.entries: no array of pairs per attempt (undici's headers are a plain object).
+  for (const k in h) {
+    const v = h[k];
     if (v === undefined) continue;
     out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   }

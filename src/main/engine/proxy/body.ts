@@ -111,18 +111,31 @@ export function rewriteModel(
   const spans = known ? [[known.start, known.end] as const] : topLevelValueSpans(view, MODEL_KEY);
   if (spans?.length === 1) {
     const [start, end] = spans[0]!;
-    if (sameString(view.subarray(start, end), asked)) {
-      const parts = [...partsOf(body, 0, start), Buffer.from(JSON.stringify(model)), ...partsOf(body, end)];
-      return view.length >= SPLICE_IN_PARTS_MIN_BYTES ? parts : Buffer.concat(parts);
+    if (sameString(view, start, end, asked)) {
+      if (view.length >= SPLICE_IN_PARTS_MIN_BYTES) return [...partsOf(body, 0, start), Buffer.from(JSON.stringify(model)), ...partsOf(body, end)];
+      // A small body: one buffer, written in place (the view may be a scratch copy: read it now).
+      const value = JSON.stringify(model);
+      const size = Buffer.byteLength(value);
+      const out = Buffer.allocUnsafe(start + size + (view.length - end));
+      view.copy(out, 0, 0, start);
+      out.write(value, start);
+      view.copy(out, start + size, end);
+      return out;
     }
   }
   return Buffer.from(JSON.stringify({ ...parsed(), model }));
 }
 
-function sameString(raw: Buffer, expected: unknown): boolean {
-  if (typeof expected !== 'string' || raw[0] !== 0x22) return false;
+const PLAIN_ASCII = /^[ !#-[\]-~]*$/;
+
+/** Whether `view[start, end)` is the JSON string `expected`, however it was written (escapes included). */
+function sameString(view: Buffer, start: number, end: number, expected: unknown): boolean {
+  if (typeof expected !== 'string' || view[start] !== 0x22) return false;
+  // A name of printable ASCII other than `"` and a backslash, written plainly (as nearly every client writes
+  // a model): its bytes are its characters, one each, with no escape. Anything else is parsed.
+  if (end - start === expected.length + 2 && PLAIN_ASCII.test(expected) && view.toString('latin1', start + 1, end - 1) === expected) return true;
   try {
-    return JSON.parse(raw.toString('utf8')) === expected;
+    return JSON.parse(view.toString('utf8', start, end)) === expected;
   } catch {
     return false;
   }

@@ -166,7 +166,7 @@ export class ProxyServer {
     const d = this.deps;
     const requestId = this.nextRequestId();
     const qIndex = req.url?.indexOf('?') ?? -1;
-    const path = (qIndex >= 0 ? req.url!.slice(0, qIndex) : (req.url ?? '/')).replace(/\/+$/, '') || '/';
+    const path = withoutTrailingSlash(qIndex >= 0 ? req.url!.slice(0, qIndex) : (req.url ?? '/')) || '/';
     const query = qIndex >= 0 ? req.url!.slice(qIndex + 1) : '';
     let guessProtocol = protocolForPath(path, req.headers);
     try {
@@ -291,3 +291,6 @@ function setTimeoutUnref(fn: () => void, ms: number): ReturnType<typeof setTimeo
   t.unref();
   return t;
 }
+
+/** The path without its trailing slashes (a path without one, nearly every request's, is not scanned). */
+const withoutTrailingSlash = (p: string): string => (p.charCodeAt(p.length - 1) === 47 ? p.replace(/\/+$/, '') : p);
