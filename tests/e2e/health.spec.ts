@@ -47,6 +47,29 @@ test('a wrong token is refused at the gate and the right one opens the dashboard
   await expect(page.getByTestId('link-status')).toHaveText('Live');
 });
 
+test('a read of the first load that is refused late does not take back the gate\'s answer', async ({ page }) => {
+  // On a loaded machine one of the first load's reads comes back after a token was already tried:
+  // held here until the gate has answered, then let through (refused, like every read without a token).
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  await page.route('**/api/logs**', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(app.managementUrl);
+  await page.getByLabel('Management token').fill('not-the-token');
+  await page.getByRole('button', { name: 'Open' }).click();
+  await expect(page.getByText('That management token was not accepted.')).toBeVisible();
+  const late = page.waitForResponse((r) => r.url().includes('/api/logs'));
+  release();
+  const refused = await late;
+  expect(refused.status()).toBe(401);
+  // Let the page take the answer in: its body read, the refusal handled, React's render done.
+  await refused.finished();
+  for (let i = 0; i < 3; i++) await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)))');
+  await expect(page.getByText('That management token was not accepted.')).toBeVisible();
+});
+
 test('the live link shows reconnecting while the engine is away, and changes show again once it is back', async ({ page }) => {
   await page.goto(`${app.managementUrl}/?token=${app.token}`);
   await goTo(page, 'Connections');

@@ -48,6 +48,9 @@ export function createDashboard(o: DashboardOptions) {
     loads,
     now: o.now ?? (() => Date.now()),
     onUnauthorized: () => {
+      // A read of a stopped dashboard that comes back refused says nothing about what is on
+      // screen now: the token gate may already have judged a newer token.
+      if (!running) return;
       app.getState().setLink('unauthorized');
       o.onUnauthorized?.();
     },

@@ -85,6 +85,23 @@ describe('dashboard', () => {
     expect(b.dash.app.getState().link).toBe('unauthorized');
   });
 
+  it('a refusal that comes back after stop does not sign out again (the gate may be judging a newer token)', async () => {
+    // The first refused read opens the token gate, which stops this dashboard; the other reads of
+    // its first load were still on their way. Come back refused after that, they must not reach the
+    // gate: it may already say that the token typed next was not accepted.
+    const { dash, bridge, onUnauthorized } = testDashboard();
+    const late = deferred<never>();
+    bridge.listConnections.mockReturnValue(late.promise);
+    bridge.listClientKeys.mockRejectedValue(new BridgeError('unauthorized', 'missing or wrong token', undefined, 401));
+    const started = dash.start();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(onUnauthorized).toHaveBeenCalledTimes(1);
+    dash.stop();
+    late.reject(new BridgeError('unauthorized', 'missing or wrong token', undefined, 401));
+    await started;
+    expect(onUnauthorized).toHaveBeenCalledTimes(1);
+  });
+
   it('stop unsubscribes every push, and start can run again', async () => {
     const { dash, bridge } = testDashboard();
     await dash.start();
