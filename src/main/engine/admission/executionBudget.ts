@@ -40,14 +40,17 @@ export class ExecutionBudgets {
     const expiresAt = Math.ceil((this.clock.now() + ms) / grain) * grain;
     // Most leases share their connection's latest window: found without building its id.
     const latest = this.latest.get(key);
-    let b = latest !== undefined && latest.ms === ms && latest.expiresAt === expiresAt ? latest : this.budgets.get(`${key}|${ms}|${expiresAt}`);
+    let b = latest !== undefined && latest.ms === ms && latest.expiresAt === expiresAt ? latest : undefined;
     if (!b) {
       const id = `${key}|${ms}|${expiresAt}`;
-      b = { id, key, ms, expiresAt, controller: new LightAbortController(), reason, holders: 0 };
-      this.budgets.set(id, b);
-      if (latest && latest.holders === 0) this.budgets.delete(latest.id);
-      this.latest.set(key, b);
-      if (expiresAt < this.armedFor) this.arm(expiresAt);
+      b = this.budgets.get(id);
+      if (!b) {
+        b = { id, key, ms, expiresAt, controller: new LightAbortController(), reason, holders: 0 };
+        this.budgets.set(id, b);
+        if (latest && latest.holders === 0) this.budgets.delete(latest.id);
+        this.latest.set(key, b);
+        if (expiresAt < this.armedFor) this.arm(expiresAt);
+      }
     }
     b.holders++;
     const budget = b;

@@ -29,6 +29,10 @@ export function isLoopbackName(h: { name: string; ipv6: boolean }): boolean {
   return h.name === 'localhost' || isLoopbackIpv4(h.name);
 }
 
+/** The last Host header `isLoopbackHost` judged, and its answer. */
+let lastHost: string | undefined;
+let lastVerdict = false;
+
 /**
  * True when a Host header names this machine's loopback: localhost, 127.x.x.x or [::1], with an
  * optional port. Anything else (other names, trailing text, a bad port) is refused.
@@ -43,8 +47,6 @@ export function isLoopbackHost(host: string | undefined): boolean {
   lastVerdict = verdict;
   return verdict;
 }
-let lastHost: string | undefined;
-let lastVerdict = false;
 
 /** True when an Origin header (if any) is a loopback origin. */
 export function isLoopbackOrigin(origin: string | undefined): boolean {
