@@ -112,9 +112,9 @@ export function rewriteModel(
   if (spans?.length === 1) {
     const [start, end] = spans[0]!;
     if (sameString(view, start, end, asked)) {
-      if (view.length >= SPLICE_IN_PARTS_MIN_BYTES) return [...partsOf(body, 0, start), Buffer.from(JSON.stringify(model)), ...partsOf(body, end)];
-      // A small body: one buffer, written in place (the view may be a scratch copy: read it now).
       const value = JSON.stringify(model);
+      if (view.length >= SPLICE_IN_PARTS_MIN_BYTES) return [...partsOf(body, 0, start), Buffer.from(value), ...partsOf(body, end)];
+      // A small body: one buffer, written in place (the view may be a scratch copy: read it now).
       const size = Buffer.byteLength(value);
       const out = Buffer.allocUnsafe(start + size + (view.length - end));
       view.copy(out, 0, 0, start);

@@ -222,6 +222,24 @@ class AttemptTranslation {
     };
   }
 
+  /** The whole answer as text and parsed (null when it is not JSON), or the failed attempt when it cannot be read. */
+  private async readAnswer(reader: BodyReader, first: ReadyResponse['first']): Promise<{ text: string; value: unknown } | AttemptOutcome> {
+    const read = await reader.readAll(first.kind === 'chunk' ? first.chunk : null, TRANSLATED_ANSWER_LIMIT);
+    if (!read.ok) {
+      if ('tooLarge' in read) {
+        return this.inband('http', { status: 502, type: 'api_error', code: null, message: `the upstream answer is larger than ${TRANSLATED_ANSWER_LIMIT >> 20} MiB` }, '');
+      }
+      const te = toTransportError(read.error);
+      return this.broken(te.kind === 'idle_timeout' ? 'stall' : 'network', te.message);
+    }
+    const text = read.body.toString('utf8');
+    try {
+      return { text, value: JSON.parse(text) as unknown };
+    } catch {
+      return { text, value: null };
+    }
+  }
+
   private broken(kind: UpstreamFailure['kind'], message: string): AttemptOutcome {
     return { kind: 'failed', failure: { kind, status: null, headers: this.ready.headers, body: '', message }, response: null, ttfbMs: this.ready.ttfbMs };
   }
@@ -240,28 +258,9 @@ class AttemptTranslation {
   async json(): Promise<AttemptOutcome> {
     const { reader, first } = this.ready;
     if (reader instanceof UpstreamStream) return this.broken('network', 'the upstream answered a request without a stream as a stream');
-    let text: string;
-    let parsed: unknown = null;
-    const held = reader.whole()?.json;
-    if (held) {
-      text = held.text;
-      parsed = held.value;
-    } else {
-      const read = await reader.readAll(first.kind === 'chunk' ? first.chunk : null, TRANSLATED_ANSWER_LIMIT);
-      if (!read.ok) {
-        if ('tooLarge' in read) {
-          return this.inband('http', { status: 502, type: 'api_error', code: null, message: `the upstream answer is larger than ${TRANSLATED_ANSWER_LIMIT >> 20} MiB` }, '');
-        }
-        const te = toTransportError(read.error);
-        return this.broken(te.kind === 'idle_timeout' ? 'stall' : 'network', te.message);
-      }
-      text = read.body.toString('utf8');
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = null;
-      }
-    }
+    const answer = reader.whole()?.json ?? (await this.readAnswer(reader, first));
+    if ('kind' in answer) return answer;
+    const { text, value: parsed } = answer;
     const outcome = jsonOutcome(this.upstream, parsed);
     if (outcome.error) return this.inband('http', outcome.error, text);
     const translator = this.translator();
